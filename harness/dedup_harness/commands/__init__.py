@@ -1,0 +1,1 @@
+"""The subcommands of ``dedup-harness``: argument parsing and orchestration, one module each."""

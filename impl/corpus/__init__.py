@@ -1,0 +1,1 @@
+"""The course module data.03: exact paragraph deduplication (reference implementation)."""

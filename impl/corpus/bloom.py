@@ -1,0 +1,76 @@
+"""A Bloom filter with the course's shared bit-sizing and hash rules (formats/bloom.md).
+
+Sizing, for ``n = max(capacity, 1)`` items at false-positive rate ``p``::
+
+    m = ceil(-n ln p / (ln 2)**2)  bits (at least 1)
+    k = max(1, round(m / n * ln 2)) hashes
+
+An item's k bits come from SplitMix64 seeded by FNV-1a: with ``h = fnv1a_64(item)``, bit ``i`` is
+``splitmix64(h + i * GOLDEN_GAMMA) mod m``. Every one of the m bits is reachable, whatever m is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from corpus.hashing import GOLDEN_GAMMA, MASK64, fnv1a_64, splitmix64
+
+LN2 = math.log(2)
+
+
+def bits_for(capacity: int, error_rate: float) -> int:
+    """The bit count m that holds ``capacity`` items at ``error_rate``."""
+    n = max(capacity, 1)
+    return max(1, math.ceil(-n * math.log(error_rate) / LN2**2))
+
+
+def hashes_for(m: int, capacity: int) -> int:
+    """The optimal hash count k for m bits and ``capacity`` items."""
+    n = max(capacity, 1)
+    return max(1, round(m / n * LN2))
+
+
+class BloomFilter:
+    """A fixed-size Bloom filter over byte strings: no false negatives, false positives at about ``error_rate``."""
+
+    def __init__(self, capacity: int, error_rate: float) -> None:
+        if isinstance(capacity, bool) or not isinstance(capacity, int):
+            raise TypeError(f"capacity must be an int, got {capacity!r}")
+        if capacity < 0:
+            raise ValueError(f"capacity must be at least 0, got {capacity!r}")
+        if not 0.0 < error_rate < 1.0:  # also false for NaN
+            raise ValueError(f"error_rate must lie strictly between 0 and 1, got {error_rate!r}")
+        self.capacity = capacity
+        self.error_rate = error_rate
+        self.m = bits_for(capacity, error_rate)
+        self.k = hashes_for(self.m, capacity)
+        self._bits = bytearray((self.m + 7) // 8)
+
+    def bit_indexes(self, item: bytes) -> list[int]:
+        """The k bit positions of ``item``, each in ``range(m)``."""
+        h = fnv1a_64(item)
+        return [splitmix64((h + i * GOLDEN_GAMMA) & MASK64) % self.m for i in range(self.k)]
+
+    def insert(self, item: bytes) -> None:
+        """Set the item's k bits."""
+        for b in self.bit_indexes(item):
+            self._bits[b >> 3] |= 1 << (b & 7)
+
+    def contains(self, item: bytes) -> bool:
+        """True when all the item's k bits are set: "maybe seen". False means "definitely new"."""
+        return all(self._bits[b >> 3] & (1 << (b & 7)) for b in self.bit_indexes(item))
+
+    def screen_batch(self, items: Sequence[bytes]) -> list[bool]:
+        """For each item in order: was it reported present? Items reported new are inserted.
+
+        Exactly ``[self.contains(x) or self.insert(x) ... ]`` item by item, so an item inserted
+        early in the batch can make a later one in the same batch read as present.
+        """
+        answers = []
+        for item in items:
+            present = self.contains(item)
+            if not present:
+                self.insert(item)
+            answers.append(present)
+        return answers
