@@ -3,7 +3,7 @@
 ``--impl ROOT`` names an implementation root (a folder holding a ``corpus/`` package; the reference
 root ``impl/`` by default). Every check reaches the implementation through the ``impl`` fixture, so
 another plugin (the grader's proxy to an isolated worker) can stand in for the in-process module by
-putting its object in ``config.stash[IMPL_KEY]`` before the first check runs.
+putting its object in ``config.stash[IMPL_KEY]`` (``dedup_harness.seam``) before the first check runs.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from dedup_harness.seam import IMPL_KEY
+
 DATA_ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_ROOT = DATA_ROOT / "impl"
-IMPL_KEY = pytest.StashKey[Any]()
 ROOT_KEY = pytest.StashKey[Path]()
 PROFILE_ENV = "DEDUP_HARNESS_PROFILE"
 
