@@ -13,7 +13,7 @@ import json
 import signal
 from collections.abc import Generator
 from dataclasses import asdict, dataclass, field
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 
-class Outcome(str, Enum):
+class Outcome(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     ERROR = "error"
