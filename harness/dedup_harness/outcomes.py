@@ -59,8 +59,13 @@ def case_record(nodeid: str, call: pytest.CallInfo[None]) -> CaseRecord:
     if call.excinfo is None:
         return CaseRecord(nodeid, outcome)
     error = call.excinfo.value
+    others = ""
+    if isinstance(error, BaseExceptionGroup):
+        # Hypothesis found several distinct failures: report the first with its own example.
+        others = f"\n(Hypothesis found {len(error.exceptions)} distinct failures; this is the first.)"
+        error = error.exceptions[0]
     message = f"{type(error).__name__}: {error}"
-    notes = "\n".join(str(note) for note in getattr(error, "__notes__", []))
+    notes = "\n".join(str(note) for note in getattr(error, "__notes__", [])) + others
     return CaseRecord(nodeid, outcome, message[:4000], notes[:4000])
 
 

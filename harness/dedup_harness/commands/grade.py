@@ -1,16 +1,98 @@
-"""PLACEHOLDER: replaced by the issue that builds `dedup-harness grade`."""
+"""``dedup-harness grade PATH...``: grade submissions; one report each and a batch summary.
+
+Exit status 0 when every submission was graded, whatever its score; 2 on a harness error (the
+grader failed on some submission) or bad arguments.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
 
-HELP = "(not built yet)"
+from rich.console import Console
+
+from dedup_harness.batch import ALL, ShardError, default_jobs, grade_batch, parse_shard
+from dedup_harness.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
+from dedup_harness.grading import GradeReport, GradingOptions, Status
+from dedup_harness.reports import csv_report, gradescope, json_report, junit, terminal
+from dedup_harness.reports.summary import summarize
+from dedup_harness.scoring import WeightsError, equal_weights, load_weights
+
+HELP = "grade submissions (a dedup.py, or a folder holding one): reports, scores, a batch summary"
+HARNESS_ERROR = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    del parser
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="a dedup.py file, or a folder holding one")
+    parser.add_argument("--weights", type=Path, metavar="FILE", help="points per check (TOML); equal by default")
+    parser.add_argument("--json", metavar="FILE", help="write every report and the summary as JSON ('-': stdout)")
+    parser.add_argument("--gradescope", type=Path, metavar="DIR", help="write Gradescope's results.json into DIR")
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
+    parser.add_argument("--csv", type=Path, metavar="FILE", help="write one row of scores per submission")
+    parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
+    parser.add_argument("--jobs", type=int, default=default_jobs(), metavar="N", help="submissions graded at once")
+    parser.add_argument("--timeout", type=float, default=180.0, metavar="SECONDS", help="per submission")
+    parser.add_argument(
+        "--show-student-output", action="store_true", help="print what submissions printed (hidden by default)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    del args
-    raise SystemExit("dedup-harness grade: not built yet")
+    try:
+        weights = load_weights(args.weights) if args.weights else equal_weights()
+        shard = parse_shard(args.shard) if args.shard else ALL
+    except (WeightsError, ShardError) as exc:
+        print(f"dedup-harness grade: {exc}", file=sys.stderr)
+        return HARNESS_ERROR
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        print(f"dedup-harness grade: no such file or folder: {', '.join(missing)}", file=sys.stderr)
+        return HARNESS_ERROR
+    options = GradingOptions(weights, diagnoser(), timeout=args.timeout)
+    chosen = shard.select(sorted(set(args.paths)))
+    reports = grade_batch(chosen, options, jobs=args.jobs)
+    write_outputs(args, reports, str(shard))
+    return HARNESS_ERROR if any(r.status is Status.HARNESS_ERROR for r in reports) else 0
+
+
+def diagnoser() -> Diagnoser:
+    try:
+        return load_diagnoser()
+    except (OSError, ValueError, KeyError) as exc:
+        print(f"dedup-harness grade: no diagnosis (kill matrix or catalogue unreadable: {exc})", file=sys.stderr)
+        return no_diagnoser()
+
+
+def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shard: str) -> None:
+    rows = [csv_report.row(report, shard) for report in reports]
+    summary = summarize(rows)
+    to_stdout = args.json == "-"
+    console = Console(stderr=to_stdout, soft_wrap=False)
+    for report in reports if len(reports) == 1 else []:
+        terminal.print_report(console, report, show_student_output=args.show_student_output)
+    if len(reports) > 1:
+        terminal.print_batch(console, reports)
+    console.print(
+        f"{summary['graded']} graded, {summary['harness_errors']} harness errors, "
+        f"{summary['full_marks']} with full marks, mean {summary['mean_score']:g} / {summary['max_score']:g}"
+    )
+    if args.json:
+        text = json_report.render(reports, summary)
+        sys.stdout.write(text) if to_stdout else Path(args.json).write_text(text, encoding="utf-8")
+    if args.csv:
+        args.csv.write_text(csv_report.render(rows), encoding="utf-8")
+    if args.junit:
+        args.junit.write_text(junit.render(reports), encoding="utf-8")
+    if args.gradescope:
+        for report in reports:
+            folder = args.gradescope if len(reports) == 1 else args.gradescope / safe_name(report.submission)
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "results.json").write_text(gradescope.render(report), encoding="utf-8")
+
+
+def safe_name(submission: str) -> str:
+    """A folder name for a submission's results: its path with separators made harmless."""
+    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in submission.strip("/"))
+    return cleaned.lstrip(".") or "submission"

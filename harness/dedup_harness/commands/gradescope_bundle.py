@@ -1,16 +1,32 @@
-"""PLACEHOLDER: replaced by the issue that builds `dedup-harness gradescope-bundle`."""
+"""``dedup-harness gradescope-bundle OUT.zip``: write the Gradescope autograder bundle.
+
+Exit status 0 on success, 2 when the bundle cannot be written.
+"""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
-HELP = "(not built yet)"
+from dedup_harness.bundle import build
+from dedup_harness.scoring import WeightsError, load_weights
+
+HELP = "write the Gradescope autograder bundle (setup.sh, run_autograder, this harness)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    del parser
+    parser.add_argument("out", type=Path, metavar="OUT.zip", help="where to write the bundle")
+    parser.add_argument("--weights", type=Path, metavar="FILE", help="points per check (TOML) for the bundle to use")
 
 
 def run(args: argparse.Namespace) -> int:
-    del args
-    raise SystemExit("dedup-harness gradescope-bundle: not built yet")
+    try:
+        if args.weights:
+            load_weights(args.weights)  # refuse a bad file now, not on Gradescope
+        count = build(args.out, weights=args.weights)
+    except (WeightsError, OSError) as exc:
+        print(f"dedup-harness gradescope-bundle: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {args.out} ({count} files): upload it as the autograder of a Gradescope programming assignment")
+    return 0
