@@ -50,6 +50,10 @@ DETAIL_LINES = 3  # lines of pytest's comparison kept after a check's own messag
 _NOISE = ("Use -v", "Full diff", "Omitting", "...Full output", "-", "+")
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+# The grader's own scratch folders (tempfile names with the harness's prefixes), wherever they sit.
+_SCRATCH = re.compile(r"[^\s'\"]*dedup-harness-[a-z]+-[a-z0-9_]{8}")
+# The sandbox gives each grader process its own worker uid: a per-run number.
+_UID = re.compile(r"\buid \d+")
 _FIXTURE_ARGUMENT = re.compile(r"^\s*(run|impl|tmp_path|fixture_docs|fixture_expected)=.*,?$")
 _CASE_ID = re.compile(r"\[(.*)\]$")
 
@@ -81,7 +85,7 @@ class Scrubber:
         for old, new in self.replacements:
             if old:
                 text = text.replace(old, new)
-        return _ADDRESS.sub("", text)
+        return _UID.sub("uid <per run>", _SCRATCH.sub("<scratch>", _ADDRESS.sub("", text)))
 
 
 def check_feedback(

@@ -9,7 +9,7 @@ found before the checks ran, a diagnosis from the kill matrix, and the student's
 
 from __future__ import annotations
 
-import shutil
+import json
 import tempfile
 import time
 from collections.abc import Mapping
@@ -25,10 +25,10 @@ from dedup_harness.outcomes import Outcome
 from dedup_harness.paths import IMPL_ROOT
 from dedup_harness.runner import SuiteResult, run_suite
 from dedup_harness.scoring import Weights
+from dedup_harness.submission import SubmissionError, prepare
 
 OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
-SUBMISSION_NAME = "dedup.py"
-SKIPPED_FOLDERS = {"__MACOSX", "__pycache__"}
+PLUGIN = "dedup_harness.grading_plugin"
 
 
 class Status(StrEnum):
@@ -72,65 +72,52 @@ class GradingOptions:
     check_timeout: float = 60.0  # seconds per case
 
 
-class SubmissionError(ValueError):
-    """The path given cannot be a submission at all (it does not exist)."""
-
-
-def locate(path: Path) -> tuple[Path | None, list[str]]:
-    """The student's dedup.py under ``path``, or None with the problem in plain words."""
-    if not path.exists():
-        raise SubmissionError(f"{path}: no such file or folder")
-    if path.is_file():
-        if path.suffix != ".py":
-            return None, [f"{path.name} is not a Python file: submit {SUBMISSION_NAME}"]
-        return path, []
-    found = sorted(
-        (p for p in path.rglob(SUBMISSION_NAME) if p.is_file() and not _skipped(p.relative_to(path))),
-        key=lambda p: (len(p.relative_to(path).parts), str(p)),
-    )
-    if not found:
-        return None, [f"no {SUBMISSION_NAME} in the submission (the file must be named exactly {SUBMISSION_NAME})"]
-    problems = []
-    if len(found) > 1:
-        others = ", ".join(str(p.relative_to(path)) for p in found[1:])
-        problems.append(f"several {SUBMISSION_NAME} files; graded {found[0].relative_to(path)}, ignored {others}")
-    return found[0], problems
-
-
-def _skipped(relative: Path) -> bool:
-    return any(part in SKIPPED_FOLDERS or part.startswith(".") for part in relative.parts[:-1])
-
-
-def prepare_root(student: Path, scratch: Path) -> Path:
-    """A scratch copy of the reference root with the student's dedup.py in place of the reference's."""
-    root = scratch / "root"
-    shutil.copytree(IMPL_ROOT, root, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    shutil.copyfile(student, root / "corpus" / SUBMISSION_NAME)
-    return root
-
-
 def grade(path: Path, options: GradingOptions, *, name: str | None = None) -> GradeReport:
-    """Grade the submission at ``path``; raises SubmissionError only when ``path`` does not exist."""
+    """Grade the submission at ``path``: prepare its root, run the checks through the isolated worker."""
     started = time.monotonic()
     label = name if name is not None else str(path)
-    student, problems = locate(path)
-    if student is None:
-        report = unrunnable(label, options, problems)
-    else:
-        with tempfile.TemporaryDirectory(prefix="dedup-harness-grade-") as scratch:
-            root = prepare_root(student, Path(scratch))
-            basetemp = Path(scratch) / "tmp"
+    with tempfile.TemporaryDirectory(prefix="dedup-harness-grade-") as scratch:
+        try:
+            submission = prepare(path, Path(scratch))
+        except SubmissionError as exc:  # nothing to run: a verdict of zero, with the reason
+            report = unrunnable(label, options, [str(exc)])
+        else:
+            sidecar = Path(scratch) / "grading.json"
             result = run_suite(
-                root,
+                IMPL_ROOT,
                 profile="grading",
                 timeout=options.timeout,
                 check_timeout=options.check_timeout,
-                extra_args=[f"--basetemp={basetemp}"],
+                extra_args=["-p", PLUGIN, f"--submission={submission.root}", f"--grading-json={sidecar}"],
             )
-            scrub = Scrubber({str(basetemp): "<tmp>", str(root): "<submission>", str(scratch): "<scratch>"})
-            report = from_result(label, result, options, problems=problems, scrub=scrub)
+            data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
+            report = from_sidecar(label, result, options, data, [p.message for p in submission.problems])
     report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+def from_sidecar(
+    label: str, result: SuiteResult, options: GradingOptions, data: Mapping[str, Any], problems: list[str]
+) -> GradeReport:
+    """The report from the suite's outcomes and what the grading plugin saw of the worker."""
+    found = [str(p.get("message", "")) for p in data.get("static", [])] or problems
+    events: dict[str, list[str]] = {}
+    for event in data.get("events", []):
+        line = f"{event.get('kind', 'event')}: {event.get('detail', '')}"
+        if event.get("check") in CHECKS:
+            events.setdefault(event["check"], []).append(line)
+        elif line not in found:
+            found.append(line)
+    return from_result(
+        label,
+        result,
+        options,
+        problems=found,
+        scrub=Scrubber({}),
+        events=events,
+        student_output=str(data.get("student_output", "")),
+        protections=data.get("protections", {}),
+    )
 
 
 def from_result(
@@ -170,7 +157,7 @@ def from_result(
         max_score=options.weights.max_score,
         checks=checks,
         problems=[scrub(p) for p in problems],
-        protections=dict(protections or {}),
+        protections=json.loads(scrub(json.dumps(protections or {}))),
         student_output=scrub(student_output)[:OUTPUT_LIMIT],
     )
     report.diagnosis = options.diagnoser.diagnose(report.lost())

@@ -1,0 +1,97 @@
+"""Reports built from made-up suite outcomes, so the report code is tested without running a grade."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from dedup_harness.checks import CHECKS
+from dedup_harness.diagnosis import Diagnoser
+from dedup_harness.feedback import Scrubber
+from dedup_harness.grading import GradeReport, GradingOptions, from_result
+from dedup_harness.outcomes import Outcome
+from dedup_harness.runner import SuiteResult
+from dedup_harness.scoring import equal_weights
+
+KILL_SETS = {
+    "s01": frozenset({CHECKS[0], CHECKS[1]}),
+    "s04": frozenset({CHECKS[2]}),
+    "s07": frozenset({CHECKS[4]}),
+    "s13": frozenset({CHECKS[10]}),
+}
+PITFALLS = {
+    "s01": "keeps the last occurrence of each paragraph instead of the first",
+    "s04": "drops every Bloom positive without confirming it",
+    "s07": "splits paragraphs only on a blank-line string",
+    "s13": "leaves the spool behind when closed early",
+}
+DIAGNOSER = Diagnoser(KILL_SETS, PITFALLS)
+OPTIONS = GradingOptions(equal_weights(), DIAGNOSER)
+
+ORACLE_MESSAGE = (
+    "AssertionError: the output differs from the set oracle's: document 'd0' is missing from the output\n"
+    "assert [] == [Doc(id='d0', text='a', meta={})]\n  Right contains one more item: Doc(id='d0', text='a', meta={})\n"
+    "  Use -v to get more diff"
+)
+FALSIFYING = (
+    "Falsifying example: test_random_corpora_match_the_set_oracle(\n    run=<function run at 0x7f3a2b1c>,\n"
+    "    bloom_bytes_per_item=0.1,\n    records=[{'id': 'd0', 'text': 'a', 'meta': {}}],\n)"
+)
+
+
+def case(name: str, outcome: Outcome, message: str = "", falsifying: str = "", label: str = "") -> dict[str, Any]:
+    suffix = f"[{label}]" if label else ""
+    return {
+        "nodeid": f"suite/x.py::{name}{suffix}",
+        "outcome": str(outcome),
+        "message": message,
+        "falsifying": falsifying,
+    }
+
+
+def suite_result(
+    outcomes: Mapping[str, Outcome], cases: Mapping[str, list[dict[str, Any]]] | None = None
+) -> SuiteResult:
+    full = {name: outcomes.get(name, Outcome.PASSED) for name in CHECKS}
+    all_cases = {name: [case(name, outcome)] for name, outcome in full.items()}
+    all_cases.update(cases or {})
+    failed = any(o is not Outcome.PASSED for o in full.values())
+    return SuiteResult(root=Path("/nowhere"), outcomes=full, cases=all_cases, exitstatus=1 if failed else 0)
+
+
+def report(
+    outcomes: Mapping[str, Outcome] | None = None,
+    cases: Mapping[str, list[dict[str, Any]]] | None = None,
+    *,
+    name: str = "alice/dedup.py",
+    options: GradingOptions = OPTIONS,
+    problems: list[str] | None = None,
+    student_output: str = "",
+) -> GradeReport:
+    made = from_result(
+        name,
+        suite_result(outcomes or {}, cases),
+        options,
+        problems=problems or [],
+        scrub=Scrubber({}),
+        student_output=student_output,
+    )
+    made.seconds = 1.5
+    return made
+
+
+def buggy_report(name: str = "bob/dedup.py") -> GradeReport:
+    """Fails the oracle check with a shrunk example and the Bloom check with a bare assertion."""
+    return report(
+        {CHECKS[2]: Outcome.FAILED, CHECKS[3]: Outcome.FAILED},
+        {
+            CHECKS[3]: [
+                case(CHECKS[3], Outcome.FAILED, ORACLE_MESSAGE, FALSIFYING, label="0.1"),
+                case(CHECKS[3], Outcome.PASSED, label="1"),
+            ],
+            CHECKS[2]: [case(CHECKS[2], Outcome.FAILED, "AssertionError: assert 3 == 0\n  +3\n  -0")],
+        },
+        name=name,
+        student_output="debug: hello\n",
+    )

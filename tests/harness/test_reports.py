@@ -1,0 +1,84 @@
+"""The five report formats: exact machine output, the documented schema, Gradescope's shape."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import xml.etree.ElementTree as ET
+
+import jsonschema
+from grade_fakes import buggy_report, report
+
+from dedup_harness.checks import CHECKS
+from dedup_harness.outcomes import Outcome
+from dedup_harness.reports import csv_report, gradescope, json_report, junit
+from dedup_harness.reports.summary import summarize
+
+GRADESCOPE_TEST_KEYS = {"name", "number", "score", "max_score", "status", "output", "output_format", "visibility"}
+
+
+def test_the_json_report_follows_its_documented_schema() -> None:
+    reports = [report(name="a/dedup.py"), buggy_report()]
+    rows = [csv_report.row(r, "1/1") for r in reports]
+    document = json.loads(json_report.render(reports, summarize(rows)))
+    schema = json.loads(json_report.SCHEMA_PATH.read_text(encoding="utf-8"))
+    jsonschema.validate(document, schema)
+    bob = document["submissions"][1]
+    assert bob["score"] == 10 and bob["max_score"] == 12
+    assert bob["checks"][3]["smallest_input"].startswith("Falsifying example")
+    assert bob["diagnosis"] == [
+        {
+            "mutant": "s04",
+            "pitfall": "drops every Bloom positive without confirming it",
+            "checks": [CHECKS[2]],
+            "exact": False,
+        }
+    ]
+
+
+def test_gradescope_results_have_the_documented_shape_and_hide_student_output() -> None:
+    results = json.loads(gradescope.render(buggy_report()))
+    assert {"score", "execution_time", "output", "stdout_visibility", "tests"} <= results.keys()
+    assert isinstance(results["execution_time"], (int, float))
+    assert results["stdout_visibility"] == "hidden"
+    assert [t["number"] for t in results["tests"]] == [str(n) for n in range(1, 13)]
+    assert all(t.keys() >= GRADESCOPE_TEST_KEYS for t in results["tests"])
+    assert results["score"] == sum(t["score"] for t in results["tests"])
+    failed = [t for t in results["tests"] if t["status"] == "failed"]
+    assert [t["name"] for t in failed] == [CHECKS[2], CHECKS[3]]
+    assert "Smallest failing input" in failed[1]["output"]
+    assert "fails partly like s04" in results["output"]
+    assert "debug: hello" not in json.dumps(results)
+
+
+def test_junit_has_one_suite_per_submission_and_a_failure_per_failed_check() -> None:
+    crashed = report({CHECKS[5]: Outcome.ERROR}, name="carol/dedup.py")
+    root = ET.fromstring(junit.render([buggy_report(), crashed]))
+    suites = root.findall("testsuite")
+    assert [s.get("name") for s in suites] == ["bob/dedup.py", "carol/dedup.py"]
+    assert [(s.get("tests"), s.get("failures"), s.get("errors")) for s in suites] == [
+        ("12", "2", "0"),
+        ("12", "0", "1"),
+    ]
+    failures = suites[0].findall("testcase/failure")
+    assert [f.get("message") for f in failures][1].startswith("[0.1] the output differs")
+    assert suites[1].find("testcase/error") is not None
+
+
+def test_the_csv_has_a_row_per_submission_in_name_order_and_reads_back() -> None:
+    rows = [csv_report.row(r, "2/3") for r in (buggy_report("zed/dedup.py"), report(name="amy/dedup.py"))]
+    text = csv_report.render(rows)
+    parsed = list(csv.DictReader(io.StringIO(text)))
+    assert [r["submission"] for r in parsed] == ["amy/dedup.py", "zed/dedup.py"]
+    assert parsed[1]["score"] == "10" and parsed[1][CHECKS[3]] == "failed" and parsed[1]["shard"] == "2/3"
+    summary = summarize(parsed)
+    assert (summary["submissions"], summary["full_marks"], summary["mean_score"]) == (2, 1, 11.0)
+    assert summary["passed_by_check"][CHECKS[3]] == 1
+
+
+def test_reports_of_the_same_grade_are_identical_text() -> None:
+    first, second = buggy_report(), buggy_report()
+    second.seconds = 99.0  # timing is the one field allowed to differ; it is not in the CSV
+    assert csv_report.render([csv_report.row(first, "1/1")]) == csv_report.render([csv_report.row(second, "1/1")])
+    assert json_report.render([first], {}).replace("1.5", "99.0") == json_report.render([second], {})
