@@ -1,0 +1,99 @@
+"""Batches: deterministic shards, parallel grading in name order, and merging shard CSVs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from grade_fakes import OPTIONS, buggy_report, report
+
+from dedup_harness.batch import Shard, ShardError, grade_batch, merge_rows, parse_shard
+from dedup_harness.cli import main
+from dedup_harness.grading import GradeReport, GradingOptions
+from dedup_harness.reports import csv_report
+
+NAMES = [f"sub{n:03d}" for n in range(10)]
+
+
+def test_shards_split_a_batch_into_disjoint_balanced_parts_whatever_the_order_given() -> None:
+    shards = [Shard(i, 3).select(list(reversed(NAMES))) for i in (1, 2, 3)]
+    assert sorted(name for shard in shards for name in shard) == NAMES
+    assert [len(s) for s in shards] == [4, 3, 3]
+    assert shards[0] == Shard(1, 3).select(NAMES)
+
+
+@pytest.mark.parametrize("text", ["0/3", "4/3", "1", "a/b", "1/0"])
+def test_a_bad_shard_is_refused(text: str) -> None:
+    with pytest.raises(ShardError):
+        parse_shard(text)
+
+
+def test_a_batch_is_graded_in_parallel_and_reported_in_name_order() -> None:
+    def fake(path: Path, options: GradingOptions, name: str) -> GradeReport:
+        return buggy_report(name) if name.endswith("3") else report(name=name)
+
+    reports = grade_batch(list(reversed(NAMES)), OPTIONS, jobs=3, grader=fake)
+    assert [r.submission for r in reports] == NAMES
+    assert [r.score for r in reports].count(10.0) == 1
+
+
+def write_shards(tmp_path: Path, count: int) -> list[Path]:
+    paths = []
+    for shard in (Shard(i, count) for i in range(1, count + 1)):
+        rows = [
+            csv_report.row(buggy_report(n) if n.endswith("3") else report(name=n), str(shard))
+            for n in shard.select(NAMES)
+        ]
+        path = tmp_path / f"shard{shard.index}.csv"
+        path.write_text(csv_report.render(rows), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def test_merge_joins_shards_into_the_csv_one_run_would_have_written(tmp_path: Path) -> None:
+    rows, _ = merge_rows(write_shards(tmp_path, 3))
+    assert [r["submission"] for r in rows] == NAMES
+    out, summary = tmp_path / "all.csv", tmp_path / "summary.json"
+    assert main(["merge", *map(str, write_shards(tmp_path, 3)), "--csv", str(out), "--json", str(summary)]) == 0
+    assert out.read_text(encoding="utf-8") == csv_report.render(rows)
+    assert json.loads(summary.read_text(encoding="utf-8"))["full_marks"] == 9
+
+
+def test_merge_refuses_a_missing_shard_a_repeated_one_and_mixed_splits(tmp_path: Path) -> None:
+    three = write_shards(tmp_path, 3)
+    with pytest.raises(ShardError, match="missing: 2/3"):
+        merge_rows([three[0], three[2]])
+    with pytest.raises(ShardError, match="more than one shard"):
+        merge_rows([three[0], three[0], three[1], three[2]])
+    (tmp_path / "two").mkdir()
+    two = write_shards(tmp_path / "two", 2)
+    with pytest.raises(ShardError, match="different splits"):
+        merge_rows([three[0], two[1]])
+    assert main(["merge", str(three[0])]) == 2
+
+
+def test_merge_accepts_an_empty_shard_when_every_shard_file_is_given(tmp_path: Path) -> None:
+    rows = [csv_report.row(report(name="only"), "1/2")]
+    (tmp_path / "a.csv").write_text(csv_report.render(rows), encoding="utf-8")
+    (tmp_path / "b.csv").write_text(csv_report.render([]), encoding="utf-8")
+    merged, _ = merge_rows([tmp_path / "a.csv", tmp_path / "b.csv"])
+    assert [r["submission"] for r in merged] == ["only"]
+
+
+def test_merge_refuses_a_file_that_is_not_a_grade_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "x.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    assert main(["merge", str(tmp_path / "x.csv")]) == 2
+    assert "not a grade CSV" in capsys.readouterr().err
+
+
+def test_grade_refuses_a_missing_path_and_a_bad_weights_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["grade", str(tmp_path / "nope.py")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    (tmp_path / "w.toml").write_text("[weights]\ntest_nothing = 1\n", encoding="utf-8")
+    (tmp_path / "dedup.py").write_text("", encoding="utf-8")
+    assert main(["grade", str(tmp_path / "dedup.py"), "--weights", str(tmp_path / "w.toml")]) == 2
+    assert "test_nothing" in capsys.readouterr().err
+    assert main(["grade", str(tmp_path / "dedup.py"), "--shard", "3/2"]) == 2

@@ -1,0 +1,123 @@
+"""Real grades: the samples, the reference's own dedup.py, twice for byte-identical reports, and the CLI.
+
+Every submission here is graded for real (trusted suite process, isolated worker), once per module,
+as one parallel batch.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from dedup_harness.batch import default_jobs, grade_batch
+from dedup_harness.checks import CHECKS
+from dedup_harness.cli import main
+from dedup_harness.diagnosis import load_diagnoser
+from dedup_harness.grading import GradeReport, GradingOptions, Status, grade
+from dedup_harness.paths import IMPL_ROOT
+from dedup_harness.reports import csv_report, gradescope, json_report, junit
+from dedup_harness.scoring import equal_weights
+
+SAMPLES = Path(__file__).resolve().parent / "submissions" / "samples"
+REFERENCE = IMPL_ROOT / "corpus" / "dedup.py"
+
+# What each buggy sample loses (check numbers, SPEC 5 order) and the pitfall it should be diagnosed as.
+EXPECTED = {
+    "keeps_last": ({1, 2, 3, 4, 5, 6, 7, 12}, "s01"),
+    "splits_on_blank_line_string": ({2, 3, 4, 5, 8}, "s07"),
+    "splits_with_splitlines": ({2, 4, 5}, "s07"),
+    "spool_left_on_close": ({11}, "s13"),
+    "stats_only_when_docs": ({4, 10}, "s11"),
+    "trusts_the_filter": ({3, 4, 12}, "s04"),
+}
+TIMING = re.compile(r'("(?:execution_time|seconds)": )[0-9.]+|( time=")[0-9.]+')
+
+
+def options() -> GradingOptions:
+    return GradingOptions(equal_weights(), load_diagnoser())
+
+
+@pytest.fixture(scope="module")
+def graded() -> dict[str, GradeReport]:
+    paths = [str(p) for p in sorted(SAMPLES.glob("*.py"))] + [str(REFERENCE)]
+    reports = grade_batch(paths, options(), jobs=default_jobs())
+    return {Path(r.submission).stem: r for r in reports}
+
+
+def lost_numbers(report: GradeReport) -> set[int]:
+    return {check.number for check in report.checks if check.score < check.max_score}
+
+
+def test_the_references_own_dedup_py_gets_full_marks(graded: dict[str, GradeReport]) -> None:
+    report = graded["dedup"]
+    assert report.status is Status.GRADED and report.problems == []
+    assert report.score == report.max_score == len(CHECKS)
+
+
+def test_a_correct_submission_written_differently_gets_full_marks(graded: dict[str, GradeReport]) -> None:
+    report = graded["correct_different"]
+    assert (report.score, report.problems, report.diagnosis) == (12, [], [])
+
+
+@pytest.mark.parametrize("sample", sorted(EXPECTED))
+def test_each_buggy_sample_loses_its_checks_and_is_diagnosed_by_its_pitfall(
+    graded: dict[str, GradeReport], sample: str
+) -> None:
+    report = graded[sample]
+    lost, mutant = EXPECTED[sample]
+    assert report.status is Status.GRADED
+    assert lost_numbers(report) == lost
+    assert report.score == 12 - len(lost)
+    assert mutant in [d.mutant for d in report.diagnosis[:2]], [d.line() for d in report.diagnosis]
+    for check in report.checks:
+        if check.number in lost:
+            assert check.feedback is not None and check.feedback.problems, check.name
+
+
+def test_a_shrunk_example_is_shown_where_hypothesis_found_one(graded: dict[str, GradeReport]) -> None:
+    oracle_check = graded["keeps_last"].checks[3]
+    assert oracle_check.feedback is not None
+    assert oracle_check.feedback.smallest_input.startswith("Falsifying example")
+
+
+def normalized(report: GradeReport) -> list[str]:
+    texts = [
+        json_report.render([report], {}),
+        gradescope.render(report),
+        junit.render([report]),
+        csv_report.render([csv_report.row(report, "1/1")]),
+    ]
+    return [TIMING.sub(lambda m: (m.group(1) or m.group(2)) + "0", text) for text in texts]
+
+
+@pytest.mark.parametrize("sample", ["keeps_last", "spool_left_on_close"])
+def test_the_same_submission_graded_twice_gives_the_same_reports_apart_from_timing(
+    graded: dict[str, GradeReport], sample: str
+) -> None:
+    again = grade(SAMPLES / f"{sample}.py", options(), name=graded[sample].submission)
+    assert normalized(again) == normalized(graded[sample])
+
+
+def test_a_folder_without_dedup_py_is_graded_zero_with_the_reason(tmp_path: Path) -> None:
+    (tmp_path / "Dedup.py").write_text("", encoding="utf-8")
+    report = grade(tmp_path, options())
+    assert (report.status, report.score) == (Status.GRADED, 0)
+    assert "no dedup.py" in report.problems[0]
+
+
+def test_the_grade_command_writes_every_report_and_exits_zero(tmp_path: Path) -> None:
+    submission = tmp_path / "stats" / "dedup.py"
+    submission.parent.mkdir()
+    submission.write_bytes((SAMPLES / "stats_only_when_docs.py").read_bytes())
+    out = {name: tmp_path / name for name in ("g.json", "g.csv", "g.xml", "gs")}
+    args = ["grade", str(submission.parent), "--json", str(out["g.json"]), "--csv", str(out["g.csv"])]
+    args += ["--junit", str(out["g.xml"]), "--gradescope", str(out["gs"])]
+    assert main(args) == 0
+    document = json.loads(out["g.json"].read_text(encoding="utf-8"))
+    assert document["submissions"][0]["score"] == 10
+    assert json.loads((out["gs"] / "results.json").read_text(encoding="utf-8"))["score"] == 10
+    assert out["g.csv"].read_text(encoding="utf-8").count("\n") == 2
+    assert "<testsuite " in out["g.xml"].read_text(encoding="utf-8")
