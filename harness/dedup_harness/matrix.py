@@ -123,7 +123,7 @@ def _row_breaches(row: Row, checks: tuple[str, ...]) -> list[Breach]:
         return [Breach(BreachKind.DIFF_DOES_NOT_APPLY, target.name, None, target.problem)]
     if target.kind is Kind.CANARY:
         return [
-            Breach(BreachKind.CANARY_SURVIVED, target.name, check, f"{row.outcome(check)} on the canary: it cannot fail")
+            Breach(BreachKind.CANARY_SURVIVED, target.name, check, f"{row.outcome(check)} on the always-wrong canary")
             for check in checks
             if row.outcome(check) is not Outcome.FAILED
         ]
@@ -135,8 +135,8 @@ def _row_breaches(row: Row, checks: tuple[str, ...]) -> list[Breach]:
         ]
     if row.broken:
         assert row.result is not None
-        why = row.result.collection_errors[:1] or [row.message(checks[0])] or ["no check ran"]
-        return [Breach(BreachKind.BROKEN_MUTANT, target.name, None, f"import or collection failed: {why[0][:300]}")]
+        why = (row.result.collection_errors or [row.message(checks[0])])[0]
+        return [Breach(BreachKind.BROKEN_MUTANT, target.name, None, f"import or collection failed: {why[:300]}")]
     return [
         Breach(BreachKind.SURVIVOR, target.name, check, _survival(row, check))
         for check in target.expected

@@ -80,7 +80,7 @@ def header(mutant: Mutant) -> str:
 
 def make_diff(reference: Path, edited: Path) -> tuple[str, list[str]]:
     """The unified diff from ``reference`` to ``edited`` over their corpus/*.py files, and the files it touches."""
-    names = sorted({p.name for p in (reference / "corpus").glob("*.py")} | {p.name for p in (edited / "corpus").glob("*.py")})
+    names = sorted({p.name for root in (reference, edited) for p in (root / "corpus").glob("*.py")})
     chunks: list[str] = []
     touched: list[str] = []
     for name in names:
@@ -144,7 +144,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dedup_harness.mutants", description=__doc__.split("\n")[0])
-    parser.add_argument("--mutants-dir", type=Path, default=MUTANTS_DIR, help="the mutants folder (default: %(default)s)")
+    parser.add_argument("--mutants-dir", type=Path, default=MUTANTS_DIR, help="the mutants folder")
     sub = parser.add_subparsers(dest="action", required=True)
     checkout = sub.add_parser("checkout", help="copy the reference with one mutant applied into a new folder")
     checkout.add_argument("id")

@@ -208,7 +208,9 @@ def run_suites(
                 index, root = waiting.pop(0)
                 scratch = tempfile.TemporaryDirectory(prefix="dedup-harness-run-")
                 outcomes_file, log_file = Path(scratch.name) / "outcomes.json", Path(scratch.name) / "pytest.log"
-                args = pytest_args(root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir)
+                args = pytest_args(
+                    root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir
+                )
                 process = context.Process(target=_child, args=(args, str(log_file), scratch.name, child_env))
                 process.start()
                 run = _Running(root, process, scratch, time.monotonic())

@@ -17,6 +17,7 @@ from dedup_harness.outcomes import Outcome
 from dedup_harness.runner import SuiteResult, run_suites
 from dedup_harness.targets import Kind, Layout, Target, build_targets
 
+DEFAULT_LAYOUT = Layout()
 Progress = Callable[[Target, SuiteResult], None]
 
 
@@ -43,7 +44,7 @@ VERIFY_PYTEST_ARGS = ("--tb=no", "-p", "no:hypothesispytest", "-W", "ignore::pyt
 
 
 def verify(
-    layout: Layout = Layout(),
+    layout: Layout = DEFAULT_LAYOUT,
     *,
     extra_roots: tuple[Path, ...] = (),
     jobs: int | None = None,
@@ -96,7 +97,8 @@ def mutant_spans(reference: Path, mutant: Path) -> list[Span]:
     for path in sorted((reference / "corpus").glob("*.py")):
         before = path.read_text(encoding="utf-8").splitlines(keepends=True)
         after = (mutant / "corpus" / path.name).read_text(encoding="utf-8").splitlines(keepends=True)
-        changes = [op for op in difflib.SequenceMatcher(a=before, b=after, autojunk=False).get_opcodes() if op[0] != "equal"]
+        opcodes = difflib.SequenceMatcher(a=before, b=after, autojunk=False).get_opcodes()
+        changes = [op for op in opcodes if op[0] != "equal"]
         if not changes:
             continue
         first, last = changes[0], changes[-1]

@@ -8,6 +8,7 @@ records. Only the fork server imports this module; an ordinary pytest run never 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable
 from typing import Any
@@ -17,10 +18,8 @@ import pytest  # noqa: F401
 
 from dedup_harness import corpora, outcomes, strategies  # noqa: F401
 
-try:  # the reference's optional Bloom batch path
+with contextlib.suppress(ImportError):  # the reference's optional Bloom batch path
     import numpy  # noqa: F401
-except ImportError:
-    pass
 
 Generator = Callable[..., list[corpora.Record]]
 
@@ -41,8 +40,8 @@ def memoized(generate: Generator) -> Generator:
 
 def warm() -> None:
     """Memoize the generators and make the corpora the suite's slowest checks use (their exact arguments)."""
-    corpora.unique_corpus = memoized(corpora.unique_corpus)  # type: ignore[assignment]
-    corpora.mixed_corpus = memoized(corpora.mixed_corpus)  # type: ignore[assignment]
+    corpora.unique_corpus = memoized(corpora.unique_corpus)
+    corpora.mixed_corpus = memoized(corpora.mixed_corpus)
     corpora.unique_corpus(seed=6, paragraphs=20_000)  # tests/suite/test_bloom_sizing.py
     corpora.mixed_corpus(seed=25, docs=200, repeat_rate=0.2)  # tests/suite/test_against_the_oracle.py
 
