@@ -81,8 +81,8 @@ class Matrix:
         return [row for row in self.rows if row.target.kind is Kind.MUTANT]
 
     def kill_sets(self) -> dict[str, list[str]]:
-        """Each mutant that ran, with the checks it failed."""
-        return {row.target.name: row.kills() for row in self.mutant_rows() if row.result is not None}
+        """Each mutant that ran and was not broken, with the checks it failed."""
+        return {row.target.name: row.kills() for row in self.mutant_rows() if row.result is not None and not row.broken}
 
     def kill_counts(self) -> dict[str, int]:
         sets = self.kill_sets().values()

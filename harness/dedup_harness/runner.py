@@ -189,11 +189,11 @@ def run_suites(
     env: Mapping[str, str] | None = None,
     suite_dir: Path = SUITE_DIR,
     checks: Sequence[str] = CHECKS,
-    on_done: Callable[[SuiteResult], None] | None = None,
+    on_done: Callable[[int, SuiteResult], None] | None = None,
 ) -> list[SuiteResult]:
     """Run the checks against every root, ``jobs`` at a time, each in its own forked process.
 
-    Results come back in the order of ``roots``; ``on_done`` hears of each as it finishes.
+    Results come back in the order of ``roots``; ``on_done(index, result)`` hears of each as it finishes.
     """
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(PRELOAD))
@@ -229,7 +229,7 @@ def _reap(
     *,
     timeout: float,
     checks: Sequence[str],
-    on_done: Callable[[SuiteResult], None] | None,
+    on_done: Callable[[int, SuiteResult], None] | None,
 ) -> None:
     """Wait until a child ends or the earliest deadline passes; collect what ended, kill what overran."""
     deadline = min(run.started for run in running.values()) + timeout
@@ -250,7 +250,7 @@ def _reap(
         del running[index]
         results[index] = result
         if on_done is not None:
-            on_done(result)
+            on_done(index, result)
 
 
 def _kill(process: multiprocessing.process.BaseProcess) -> None:

@@ -59,13 +59,12 @@ def verify(
         targets = build_targets(layout, Path(scratch), extra_roots)
         spans = {t.name: mutant_spans(layout.impl_root, t.root) for t in targets if t.kind is Kind.MUTANT and t.root}
         runnable = [t for t in targets if t.root is not None]
-        by_root = {t.root: t for t in runnable}
         results: dict[str, SuiteResult] = {}
         if on_start is not None:
             on_start(runnable)
 
-        def done(result: SuiteResult) -> None:
-            target = by_root[result.root]
+        def done(index: int, result: SuiteResult) -> None:
+            target = runnable[index]
             results[target.name] = result
             if on_done is not None:
                 on_done(target, result)
