@@ -8,12 +8,12 @@ checks; ties in mutant id order. A mutant with an empty kill set explains nothin
 
 from __future__ import annotations
 
-import json
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from dedup_harness.catalogue import load_catalogue
+from dedup_harness.matrix import load_kill_sets
 from dedup_harness.paths import MUTANTS_DIR
 
 
@@ -53,8 +53,6 @@ def no_diagnoser() -> Diagnoser:
 
 
 def load_diagnoser(mutants_dir: Path = MUTANTS_DIR) -> Diagnoser:
-    """The kill sets from ``kill_matrix.json`` and the pitfalls from ``catalogue.toml``."""
-    matrix = json.loads((mutants_dir / "kill_matrix.json").read_text(encoding="utf-8"))
-    catalogue = tomllib.loads((mutants_dir / "catalogue.toml").read_text(encoding="utf-8"))
-    pitfalls = {entry["id"]: entry["pitfall"] for entry in catalogue["mutant"]}
-    return Diagnoser({mutant: frozenset(checks) for mutant, checks in matrix.items()}, pitfalls)
+    """The committed kill sets (``kill_matrix.json``) and the pitfalls of the catalogue."""
+    pitfalls = {mutant.id: mutant.pitfall for mutant in load_catalogue(mutants_dir)}
+    return Diagnoser(load_kill_sets(mutants_dir / "kill_matrix.json"), pitfalls)
