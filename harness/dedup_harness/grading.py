@@ -29,6 +29,9 @@ from dedup_harness.submission import SubmissionError, prepare
 
 OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
 PLUGIN = "dedup_harness.grading_plugin"
+# A fixed hash seed for the trusted suite process: pytest lists the differing items of two dicts in
+# set order, and the same submission must get the same words every time.
+STEADY_ENV = {"PYTHONHASHSEED": "0"}
 
 
 class Status(StrEnum):
@@ -89,6 +92,7 @@ def grade(path: Path, options: GradingOptions, *, name: str | None = None) -> Gr
                 timeout=options.timeout,
                 check_timeout=options.check_timeout,
                 extra_args=["-p", PLUGIN, f"--submission={submission.root}", f"--grading-json={sidecar}"],
+                env=STEADY_ENV,
             )
             data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
             report = from_sidecar(label, result, options, data, [p.message for p in submission.problems])
