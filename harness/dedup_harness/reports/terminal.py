@@ -5,6 +5,7 @@ Student output stays out unless asked for (``--show-student-output``); its size 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from rich.console import Console
@@ -14,6 +15,7 @@ from rich.text import Text
 from dedup_harness.grading import GradeReport, Status
 from dedup_harness.outcomes import Outcome
 
+PROTECTIONS_SHOWN = ("isolation", "network", "user", "notes")  # the rest is in --json
 STYLE = {Outcome.PASSED: "green", Outcome.FAILED: "red", Outcome.ERROR: "magenta", Outcome.TIMEOUT: "yellow"}
 
 
@@ -35,9 +37,10 @@ def print_report(console: Console, report: GradeReport, *, show_student_output: 
     for check in report.checks:
         if check.feedback and report.status is Status.GRADED:
             console.print(Text(f"{check.number}. {check.name} ({check.outcome})", style="bold"))
-            console.print(Text(check.feedback.text()), soft_wrap=True)
+            console.print(Text(textwrap.indent(check.feedback.text(), "    ")), soft_wrap=True)
     if report.protections:
-        console.print("protections: " + ", ".join(f"{k}={v}" for k, v in sorted(report.protections.items())))
+        shown = {key: report.protections[key] for key in PROTECTIONS_SHOWN if key in report.protections}
+        console.print("protections: " + "; ".join(f"{key} {value}" for key, value in shown.items()))
     if show_student_output and report.student_output:
         console.print(Text("student output:", style="bold"))
         console.print(Text(report.student_output), soft_wrap=True)

@@ -1,0 +1,73 @@
+"""Benchmarks of grading (tox -e bench-grade): one submission, and a batch of mostly correct ones.
+
+Goals (issue 4): one submission in at most 5 s; 200 mostly correct submissions in at most 10 minutes
+on a 2-core machine. Wall time is what pytest-benchmark measures; the CPU seconds the grading
+processes used (suite and worker, from the children's rusage) go into ``extra_info`` too, since wall
+time on a shared machine depends on who else is running. ``DEDUP_BENCH_GRADE_BATCH`` sets the batch
+size (200 by default).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dedup_harness.batch import default_jobs, grade_batch
+from dedup_harness.diagnosis import load_diagnoser
+from dedup_harness.grading import GradingOptions, grade
+from dedup_harness.paths import IMPL_ROOT, TESTS_DIR
+from dedup_harness.scoring import equal_weights
+
+SAMPLES = TESTS_DIR / "harness" / "submissions" / "samples"
+BUGGY = sorted(p for p in SAMPLES.glob("*.py") if p.name != "correct_different.py")
+CORRECT = [SAMPLES / "correct_different.py", IMPL_ROOT / "corpus" / "dedup.py"]
+BATCH = int(os.environ.get("DEDUP_BENCH_GRADE_BATCH", "200"))
+BUGGY_EVERY = 10  # one submission in ten is buggy: "mostly correct"
+
+
+def options() -> GradingOptions:
+    return GradingOptions(equal_weights(), load_diagnoser())
+
+
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def measured(benchmark: Any, action: Callable[[], Any]) -> Any:
+    before = children_cpu()
+    result = benchmark.pedantic(action, rounds=1, iterations=1, warmup_rounds=0)
+    benchmark.extra_info["cpu_seconds"] = round(children_cpu() - before, 2)
+    return result
+
+
+def test_grade_one_correct_submission(benchmark: Any) -> None:
+    report = measured(benchmark, lambda: grade(CORRECT[0], options()))
+    assert report.score == report.max_score
+
+
+def write_batch(folder: Path, size: int) -> list[str]:
+    """``size`` distinct submissions: correct ones (each with its own comment, as students' files differ) and
+    every BUGGY_EVERY-th one a buggy sample."""
+    paths = []
+    for n in range(size):
+        source = BUGGY[n // BUGGY_EVERY % len(BUGGY)] if n % BUGGY_EVERY == BUGGY_EVERY - 1 else CORRECT[n % 2]
+        target = folder / f"student{n:03d}" / "dedup.py"
+        target.parent.mkdir(parents=True)
+        target.write_text(f"# student {n}\n" + source.read_text(encoding="utf-8"), encoding="utf-8")
+        paths.append(str(target.parent))
+    return paths
+
+
+@pytest.mark.parametrize("size", [BATCH])
+def test_grade_a_batch_of_mostly_correct_submissions(benchmark: Any, tmp_path: Path, size: int) -> None:
+    paths = write_batch(tmp_path, size)
+    reports = measured(benchmark, lambda: grade_batch(paths, options(), jobs=default_jobs()))
+    benchmark.extra_info.update(submissions=size, jobs=default_jobs())
+    assert len(reports) == size
+    assert sum(r.score == r.max_score for r in reports) == size - size // BUGGY_EVERY
