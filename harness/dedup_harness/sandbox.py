@@ -68,6 +68,7 @@ class Protections:
     isolation: str  # "bubblewrap", "unshare" or "none"
     interpreter: str
     interpreter_version: str = ""
+    uid: int = -1
     user: str = ""
     network: str = ""
     process_namespace: bool = False
@@ -268,6 +269,8 @@ class Sandbox:
     def _bwrap(self) -> list[str]:
         args = [shutil.which("bwrap") or "bwrap", *system_binds()]
         args += [
+            "--perms",
+            "1777",
             "--size",
             str(self.limits.tmpfs_bytes),
             "--tmpfs",
@@ -283,6 +286,9 @@ class Sandbox:
         if not Path(self.python).resolve().is_relative_to("/usr"):
             prefix = Path(sys.base_prefix).resolve()
             args += ["--ro-bind", str(prefix), str(prefix)]
+        # Its home is a small tmpfs over the on-disk one: a disk filler meets "no space left" there.
+        # bwrap makes it as root: world-writable (sticky) is how the worker's uid may write there.
+        args += ["--perms", "1777", "--size", str(self.limits.tmpfs_bytes), "--tmpfs", str(self.home)]
         args += ["--chdir", str(self.home), "--clearenv"]
         for key, value in {**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)}.items():
             args += ["--setenv", key, value]
@@ -361,6 +367,7 @@ class Sandbox:
         p.limits = {**self.limits.rlimits(), "call_seconds": self.limits.call_seconds}
         p.limits |= {"submission_seconds": self.limits.submission_seconds, "output_bytes": self.limits.output_bytes}
         p.limits |= {"disk_bytes": self.limits.disk_bytes}
+        p.uid = self.uid if self.uid is not None else os.getuid()
         if self.uid is not None:
             p.user = f"uid {self.uid} (unprivileged, no capabilities, no new privileges)"
             p.process_limit_enforced = True
