@@ -27,30 +27,10 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from dedup_harness.sandbox import Sandbox, WorkerProcess, describe_status
+from dedup_harness.worker import MAPPED as MAPPED_NAMES
 
-MAPPED: dict[str, type[BaseException]] = {
-    name: getattr(builtins, name)
-    for name in (
-        "FileNotFoundError",
-        "PermissionError",
-        "OSError",
-        "KeyError",
-        "IndexError",
-        "LookupError",
-        "ZeroDivisionError",
-        "OverflowError",
-        "ArithmeticError",
-        "RecursionError",
-        "NotImplementedError",
-        "RuntimeError",
-        "MemoryError",
-        "TypeError",
-        "ValueError",
-        "AttributeError",
-        "NameError",
-        "ImportError",
-    )
-}
+# The worker's list (it imports nothing of the harness, so the list lives there).
+MAPPED: dict[str, type[BaseException]] = {name: getattr(builtins, name) for name in MAPPED_NAMES}
 MAX_REPLY = 64 << 20
 DISK_WATCH = 0.25  # seconds between looks at the disk the worker uses
 PULL_BATCH = 64  # input documents sent per pull
