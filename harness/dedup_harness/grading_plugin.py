@@ -20,7 +20,7 @@ session ends writes FILE:
       "worker": {"starts": 2, "start_seconds": [...], "used_seconds": 1.9}
     }
 
-Limit options: --call-timeout, --submission-timeout, --memory-mb, --no-bwrap (use the fallback
+Limit options: --call-timeout, --submission-timeout, --memory-mb, --disk-mb, --no-bwrap (use the fallback
 isolation even where bubblewrap works; for tests of that path).
 """
 
@@ -51,6 +51,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--submission-timeout", dest="submission_timeout", type=float, default=Limits.submission_seconds, metavar="S"
     )
     group.addoption("--memory-mb", dest="memory_mb", type=int, default=Limits.memory_bytes >> 20, metavar="MB")
+    group.addoption("--disk-mb", dest="disk_mb", type=int, default=Limits.disk_bytes >> 20, metavar="MB")
     group.addoption("--no-bwrap", dest="no_bwrap", action="store_true", help="do not use bubblewrap even if present")
 
 
@@ -112,6 +113,7 @@ def pytest_configure(config: pytest.Config) -> None:
         call_seconds=config.getoption("call_timeout"),
         submission_seconds=config.getoption("submission_timeout"),
         memory_bytes=config.getoption("memory_mb") << 20,
+        disk_bytes=config.getoption("disk_mb") << 20,
     )
     sandbox = Sandbox(Path(root), limits, use_bwrap=not config.getoption("no_bwrap"))
     if not config.option.basetemp:  # the checks' tmp_path must be reachable from inside the sandbox

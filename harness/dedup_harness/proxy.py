@@ -27,31 +27,12 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from dedup_harness.sandbox import Sandbox, WorkerProcess, describe_status
+from dedup_harness.worker import MAPPED as MAPPED_NAMES
 
-MAPPED: dict[str, type[BaseException]] = {
-    name: getattr(builtins, name)
-    for name in (
-        "FileNotFoundError",
-        "PermissionError",
-        "OSError",
-        "KeyError",
-        "IndexError",
-        "LookupError",
-        "ZeroDivisionError",
-        "OverflowError",
-        "ArithmeticError",
-        "RecursionError",
-        "NotImplementedError",
-        "RuntimeError",
-        "MemoryError",
-        "TypeError",
-        "ValueError",
-        "AttributeError",
-        "NameError",
-        "ImportError",
-    )
-}
+# The worker's list (it imports nothing of the harness, so the list lives there).
+MAPPED: dict[str, type[BaseException]] = {name: getattr(builtins, name) for name in MAPPED_NAMES}
 MAX_REPLY = 64 << 20
+DISK_WATCH = 0.25  # seconds between looks at the disk the worker uses
 PULL_BATCH = 64  # input documents sent per pull
 SEQUENCES: dict[str, Callable[[Any], Any]] = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}
 
@@ -332,8 +313,6 @@ class SubmissionProxy:
                 if target is not None and type(contents) is dict:
                     target.clear()
                     target.update(contents)
-            for note in reply.get("attempts", [])[:40]:
-                self._event("attempt", str(note)[:300])
         except (ProtocolError, RecursionError, ValueError, TypeError, KeyError, IndexError) as error:
             raise self._protocol(desc, str(error)) from None
 
@@ -353,6 +332,16 @@ class SubmissionProxy:
                     raise self._crashed(desc) from None
 
     def _receive(self, desc: str, left: float) -> tuple[dict[str, Any], float]:
+        """The next reply; attempt notices that arrive meanwhile are recorded on the way."""
+        waited = 0.0
+        while True:
+            reply, seconds = self._receive_one(desc, left - waited)
+            waited += seconds
+            if "attempt" not in reply:
+                return reply, waited
+            self._event("attempt", str(reply["attempt"])[:300])
+
+    def _receive_one(self, desc: str, left: float) -> tuple[dict[str, Any], float]:
         assert self.worker is not None
         started = time.monotonic()
         budget = self.limits.submission_seconds - self.used_seconds
@@ -366,7 +355,9 @@ class SubmissionProxy:
                     if budget < left:
                         raise self._timeout(desc, None)
                     raise self._timeout(desc, self.limits.call_seconds)
-                readable, _, _ = select.select([self.worker.reply_fd], [], [], remaining)
+                # Wake up now and then while waiting: a disk filler is stopped mid-call.
+                readable, _, _ = select.select([self.worker.reply_fd], [], [], min(remaining, DISK_WATCH))
+                self._check_disk(desc)
                 if readable:
                     chunk = os.read(self.worker.reply_fd, 1 << 20)
                     if not chunk:
@@ -406,6 +397,8 @@ class SubmissionProxy:
         try:
             first, _ = self._receive("importing the submission", self.limits.call_seconds)
         except WorkerTimeout:
+            if self.used_seconds >= self.limits.submission_seconds:
+                raise  # the budget ran out: not the import's fault
             self.broken = f"importing the submission did not finish within {self.limits.call_seconds:g} s"
             raise SubmissionBroken(self.broken) from None
         except WorkerCrashed as crash:
@@ -462,7 +455,7 @@ class SubmissionProxy:
 
     def _check_disk(self, desc: str) -> None:
         now = time.monotonic()
-        if now - self.last_disk_check < 1.0:
+        if now - self.last_disk_check < DISK_WATCH:
             return
         self.last_disk_check = now
         used = self.sandbox.disk_used()

@@ -18,12 +18,14 @@ import contextlib
 import functools
 import os
 import resource
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -68,6 +70,7 @@ class Protections:
     isolation: str  # "bubblewrap", "unshare" or "none"
     interpreter: str
     interpreter_version: str = ""
+    uid: int = -1
     user: str = ""
     network: str = ""
     process_namespace: bool = False
@@ -122,8 +125,26 @@ def unshare_works() -> bool:
     unshare = shutil.which("unshare")
     if unshare is None or not is_root():
         return False
-    probe = [unshare, "--net", "--pid", "--fork", "--kill-child", "/usr/bin/true"]
-    return subprocess.run(probe, capture_output=True, timeout=20, check=False).returncode == 0
+    with tempfile.TemporaryDirectory() as folder:
+        probe = [*unshare_prefix(unshare, [Path(folder)]), "/usr/bin/true"]
+        return subprocess.run(probe, capture_output=True, timeout=20, check=False).returncode == 0
+
+
+def unshare_prefix(unshare: str, hide: Sequence[Path]) -> list[str]:
+    """New network, pid and mount namespaces; an empty tmpfs over each folder in ``hide``, then exec."""
+    mounts = [f"mount -t tmpfs -o size=4k,mode=0755 hidden {shlex.quote(str(path))}" for path in hide]
+    script = " && ".join([*mounts, 'exec "$@"'])
+    namespaces = ["--net", "--pid", "--fork", "--kill-child", "--mount", "--propagation", "private"]
+    return [unshare, *namespaces, "/bin/sh", "-c", script, "sh"]
+
+
+def harness_folders(session: Path) -> list[Path]:
+    """The harness's own folders (reference, oracle, fixtures, tests), unless the session lies inside one."""
+    folders = [path for path in {DATA_ROOT.resolve(), PACKAGE_DIR.resolve()} if not session.is_relative_to(path)]
+    # One mount over the outer folder covers the inner one (whose mount point it hides).
+    return sorted(
+        path for path in folders if not any(path != other and path.is_relative_to(other) for other in folders)
+    )
 
 
 def system_binds() -> list[str]:
@@ -253,6 +274,7 @@ class Sandbox:
             "-I",
             "-S",
             "-B",
+            "-u",  # unbuffered: what the submission printed before it was killed is not lost
             str(self.code / "worker.py"),
             str(self.code / "root"),
             str(request_fd),
@@ -262,12 +284,14 @@ class Sandbox:
         if self.mode == "bubblewrap":
             return [*self._bwrap(), "--", *inner]
         if self.mode == "unshare":
-            return [shutil.which("unshare") or "unshare", "--net", "--pid", "--fork", "--kill-child", *inner]
+            return [*unshare_prefix(shutil.which("unshare") or "unshare", harness_folders(self.session)), *inner]
         return inner
 
     def _bwrap(self) -> list[str]:
         args = [shutil.which("bwrap") or "bwrap", *system_binds()]
         args += [
+            "--perms",
+            "1777",
             "--size",
             str(self.limits.tmpfs_bytes),
             "--tmpfs",
@@ -283,6 +307,9 @@ class Sandbox:
         if not Path(self.python).resolve().is_relative_to("/usr"):
             prefix = Path(sys.base_prefix).resolve()
             args += ["--ro-bind", str(prefix), str(prefix)]
+        # Its home is a small tmpfs over the on-disk one: a disk filler meets "no space left" there.
+        # bwrap makes it as root: world-writable (sticky) is how the worker's uid may write there.
+        args += ["--perms", "1777", "--size", str(self.limits.tmpfs_bytes), "--tmpfs", str(self.home)]
         args += ["--chdir", str(self.home), "--clearenv"]
         for key, value in {**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)}.items():
             args += ["--setenv", key, value]
@@ -361,6 +388,7 @@ class Sandbox:
         p.limits = {**self.limits.rlimits(), "call_seconds": self.limits.call_seconds}
         p.limits |= {"submission_seconds": self.limits.submission_seconds, "output_bytes": self.limits.output_bytes}
         p.limits |= {"disk_bytes": self.limits.disk_bytes}
+        p.uid = self.uid if self.uid is not None else os.getuid()
         if self.uid is not None:
             p.user = f"uid {self.uid} (unprivileged, no capabilities, no new privileges)"
             p.process_limit_enforced = True
@@ -375,7 +403,12 @@ class Sandbox:
         elif self.mode == "unshare":
             p.network = "none: a new network namespace (unshare)"
             p.process_namespace = True
-            p.notes.append("bubblewrap is not installed: the worker can see the file system (as its own user)")
+            p.harness_files_hidden = True
+            p.notes.append(
+                "no bubblewrap: the harness's folders are covered by empty mounts, but the worker sees the rest "
+                "of the file system (as its own user: it can read what is world-readable, other copies of the "
+                "reference included)"
+            )
         else:
             p.network = "not isolated: no bubblewrap, and unshare needs root"
             p.notes.append("no namespaces: install bubblewrap for network and file-system isolation")

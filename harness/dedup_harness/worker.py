@@ -63,12 +63,14 @@ class Channel:
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self.reader = os.fdopen(read_fd, "rb", buffering=1 << 16)
         self.write_fd = write_fd
+        self.lock = threading.Lock()  # a submission's thread may set off an attempt message mid-reply
 
     def send(self, message: dict[str, Any]) -> None:
         data = (json.dumps(message, ensure_ascii=True, allow_nan=False) + "\n").encode("ascii")
         view = memoryview(data)
-        while view:
-            view = view[os.write(self.write_fd, view) :]
+        with self.lock:
+            while view:
+                view = view[os.write(self.write_fd, view) :]
 
     def receive(self) -> dict[str, Any]:
         line = self.reader.readline()
@@ -89,7 +91,6 @@ class Worker:
         self.mirrors_by_gen: dict[int, list[int]] = {}
         self.drop: list[int] = []  # mirrors to forget once the current reply is sent
         self.attempts: list[str] = []
-        self.sent_attempts = 0
         self.allowed = [os.path.realpath(root), os.path.realpath(os.getcwd()), "/tmp", "/dev/null", "/proc/self"]
 
     # -- values ---------------------------------------------------------------------------------
@@ -159,9 +160,6 @@ class Worker:
             message["mirrors"] = [[key, self.encode(d)] for key, d in self.mirrors.items()]
         except Exception as error:  # a stats value that cannot cross is the submission's fault
             message = {"error": self.describe(error), "mirrors": []}
-        if len(self.attempts) > self.sent_attempts:
-            message["attempts"] = self.attempts[self.sent_attempts :]
-            self.sent_attempts = len(self.attempts)
         self.channel.send(message)
         for key in self.drop:
             self.mirrors.pop(key, None)
@@ -267,10 +265,8 @@ class Worker:
             {
                 "ready": {name: self.surface(name) for name in NAMES},
                 "version": list(sys.version_info[:3]),
-                "attempts": self.attempts[:],
             }
         )
-        self.sent_attempts = len(self.attempts)
         while True:
             self.handle(self.channel.receive())
 
@@ -310,6 +306,8 @@ class Worker:
             return
         if note and note not in self.attempts:
             self.attempts.append(note)
+            # Sent at once, not with the next reply: a fork bomb or a hang may never reply.
+            self.channel.send({"attempt": note[:300]})
 
     def outside(self, path: Any) -> str | None:
         if isinstance(path, int):

@@ -1,0 +1,82 @@
+"""Grade one test submission the way the grader does: prepare it, run the suite through the plugin.
+
+A hostile submission in ``submissions/hostile/`` whose first line is ``# base: reference`` is the
+reference's dedup.py with the file appended (so it overrides only what it attacks); any other file
+is the whole dedup.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dedup_harness.outcomes import Outcome
+from dedup_harness.paths import IMPL_ROOT
+from dedup_harness.runner import SuiteResult, run_suite
+from dedup_harness.submission import Submission, prepare
+
+HOSTILE_DIR = Path(__file__).resolve().parent / "submissions" / "hostile"
+BASE_MARK = "# base: reference"
+
+
+@dataclass
+class Graded:
+    submission: Submission
+    result: SuiteResult
+    sidecar: dict[str, Any]
+
+    def outcome(self, check: str) -> Outcome:
+        return self.result.outcomes[check]
+
+    def events(self, kind: str) -> list[str]:
+        return [e["detail"] for e in self.sidecar["events"] if e["kind"] == kind]
+
+    def says(self, kind: str, words: str) -> bool:
+        return any(words in detail for detail in self.events(kind))
+
+
+def hostile_source(name: str) -> str:
+    text = (HOSTILE_DIR / f"{name}.py").read_text(encoding="utf-8")
+    if text.startswith(BASE_MARK):
+        reference = (IMPL_ROOT / "corpus" / "dedup.py").read_text(encoding="utf-8")
+        return f"{reference}\n\n# ---- the hostile part ----\n{text}"
+    return text
+
+
+def grade(
+    source: str,
+    tmp_path: Path,
+    *,
+    checks: Sequence[str] = (),
+    bwrap: bool = True,
+    options: Sequence[str] = ("--call-timeout=2", "--submission-timeout=8", "--memory-mb=512", "--disk-mb=96"),
+) -> Graded:
+    submitted = tmp_path / "submitted" / "dedup.py"
+    submitted.parent.mkdir()
+    submitted.write_text(source, encoding="utf-8")
+    submission = prepare(submitted, tmp_path / "scratch")
+    sidecar = tmp_path / "grading.json"
+    args = ["-p", "dedup_harness.grading_plugin", f"--submission={submission.root}", f"--grading-json={sidecar}"]
+    args += [*options, *([] if bwrap else ["--no-bwrap"])]
+    if checks:
+        args += ["-k", " or ".join(checks)]
+    result = run_suite(IMPL_ROOT, profile="grading", extra_args=args, timeout=240)
+    assert sidecar.exists(), f"the grading plugin wrote no sidecar; pytest said:\n{result.output_tail}"
+    return Graded(submission, result, json.loads(sidecar.read_text(encoding="utf-8")))
+
+
+def processes_of(uid: int) -> list[int]:
+    """Live processes whose real uid is ``uid``."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            lines = status.read_text().splitlines()
+        except OSError:
+            continue
+        uids = next((line.split()[1:] for line in lines if line.startswith("Uid:")), [])
+        if uids and int(uids[0]) == uid:
+            found.append(int(status.parent.name))
+    return found

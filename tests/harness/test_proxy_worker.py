@@ -1,0 +1,86 @@
+"""The proxy behaves like the module: stats come back, spool_dir is honoured, failures arrive where they happen.
+
+These talk to a real worker (the reference's dedup.py in a sandbox) without the suite around it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from corpus.doc import Doc, compose
+from dedup_harness.checks import CHECKS
+from dedup_harness.outcomes import Outcome
+from dedup_harness.paths import IMPL_ROOT
+from dedup_harness.proxy import RemoteIterator, SubmissionProxy
+from dedup_harness.runner import run_suite
+from dedup_harness.sandbox import Limits, Sandbox
+from dedup_harness.submission import prepare
+
+DOCS = [Doc("a", "One.\n\nTwo.", {"n": 1}), Doc("b", "Two.\n\nThree."), Doc("c", "One.")]
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SubmissionProxy]:
+    root = prepare(IMPL_ROOT / "corpus" / "dedup.py", tmp_path_factory.mktemp("scratch")).root
+    sandbox = Sandbox(root, Limits(call_seconds=20))
+    proxy = SubmissionProxy(sandbox, doc_type=lambda: Doc)
+    yield proxy
+    proxy.shutdown()
+    sandbox.close()
+
+
+def test_plain_functions_answer_like_the_module(proxy: SubmissionProxy) -> None:
+    assert proxy.paragraphs("a\n\n b ") == ["a", "b"]
+    assert proxy.paragraph_hash("The cat sat.").hex()[:8] == "84549cfa"
+    assert type(proxy.STATS_KEYS) is tuple and proxy.STATS_KEYS[0] == "docs_in"
+
+
+def test_an_error_keeps_its_builtin_type_and_message(proxy: SubmissionProxy) -> None:
+    with pytest.raises(ValueError, match="must be a positive finite number"):
+        proxy.bloom_rate(0)
+
+
+def test_the_output_is_an_iterator_and_the_stats_come_back_into_the_callers_dict(proxy: SubmissionProxy) -> None:
+    stats: dict[str, int] = {}
+    stage = proxy.exact_dedup(iter(DOCS), 10, stats=stats)
+    assert isinstance(stage, RemoteIterator) and iter(stage) is stage
+    assert next(stage) == DOCS[0]
+    assert stats == {}, "stats are filled once the output is exhausted, not before"
+    assert list(stage) == [Doc("b", "Three.")]
+    assert stats["docs_in"] == 3 and stats["docs_dropped"] == 1
+
+
+def test_the_spool_lives_in_spool_dir_and_goes_on_close(proxy: SubmissionProxy) -> None:
+    spool_dir = proxy.sandbox.shared / "spool-test"
+    spool_dir.mkdir()
+    stage = proxy.exact_dedup(iter(DOCS), 10, spool_dir=spool_dir)
+    next(stage)
+    assert list(spool_dir.iterdir()), "the worker's spool should be visible in spool_dir"
+    stage.close()
+    assert list(spool_dir.iterdir()) == []
+
+
+def failing(docs: list[Doc]) -> Iterator[Doc]:
+    yield from docs
+    raise RuntimeError("the input broke")
+
+
+def test_an_input_that_raises_raises_in_the_worker_at_the_same_point(proxy: SubmissionProxy) -> None:
+    with pytest.raises(RuntimeError, match="the input broke"):
+        list(proxy.exact_dedup(failing(DOCS), 10))
+
+
+def test_stages_compose_across_the_worker(proxy: SubmissionProxy) -> None:
+    once = list(compose(proxy.exact_dedup)(iter(DOCS)))
+    twice = list(compose(proxy.exact_dedup, proxy.exact_dedup)(iter(DOCS)))
+    assert once == twice == [DOCS[0], Doc("b", "Three.")]
+
+
+def test_the_reference_graded_through_the_worker_passes_every_check(tmp_path: Path) -> None:
+    root = prepare(IMPL_ROOT / "corpus" / "dedup.py", tmp_path).root
+    args = ["-p", "dedup_harness.grading_plugin", f"--submission={root}", f"--grading-json={tmp_path / 'g.json'}"]
+    result = run_suite(IMPL_ROOT, profile="grading", extra_args=args, timeout=600)
+    assert result.outcomes == dict.fromkeys(CHECKS, Outcome.PASSED), result.output_tail
