@@ -51,7 +51,7 @@ def run(args: argparse.Namespace, layout: Layout | None = None) -> int:
         roots = tuple(check_root(Path(root)) for root in args.target)
         matrix, spans = _run_with_progress(layout, roots, args, err)
     except (CatalogueError, ToolMissing, ValueError, OSError) as exc:
-        err.print(f"verify: {exc}", markup=False, highlight=False)
+        print(f"verify: {exc}", file=sys.stderr)  # plain: a path in the message must not be wrapped
         return 2
     if args.write_kill_matrix:
         matrix = _write(matrix, layout, err)
