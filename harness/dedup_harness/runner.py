@@ -15,6 +15,7 @@ import gc
 import json
 import multiprocessing
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -45,6 +46,7 @@ class SuiteResult:
     exitstatus: int | None = None
     seconds: float = 0.0
     output_tail: str = ""  # the last lines pytest printed, for a person reading a broken run
+    cpu_seconds: float | None = None  # the run's own CPU time, when the runner measured it (run_suites does)
 
     def failed(self) -> frozenset[str]:
         return frozenset(name for name, outcome in self.outcomes.items() if outcome is Outcome.FAILED)
@@ -254,6 +256,8 @@ def _reap(
         result = read_result(
             run.root, run.outcomes_file, timed_out=overran, output=output, seconds=now - run.started, checks=checks
         )
+        cpu_file = Path(run.scratch.name) / "cpu_seconds"
+        result.cpu_seconds = float(cpu_file.read_text()) if cpu_file.exists() else None
         run.scratch.cleanup()
         del running[index]
         results[index] = result
@@ -285,6 +289,8 @@ def _child(args: list[str], log_file: str, cwd: str, env: Mapping[str, str], wri
     import pytest
 
     code = pytest.main(args)
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # this child's own, since the fork
+    Path(cwd, "cpu_seconds").write_text(f"{usage.ru_utime + usage.ru_stime:.3f}")
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(int(code))

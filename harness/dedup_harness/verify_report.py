@@ -143,6 +143,7 @@ def _target_json(row: Row) -> dict[str, Any]:
         "messages": {check: row.message(check) for check in result.outcomes if row.message(check)} if result else {},
         "collection_errors": result.collection_errors if result else [],
         "seconds": round(result.seconds, 3) if result else None,
+        "cpu_seconds": result.cpu_seconds if result else None,
     }
 
 
