@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ from dedup_harness.catalogue import CatalogueError, load_catalogue
 from dedup_harness.checks import CHECKS
 from dedup_harness.matrix import load_kill_sets
 from dedup_harness.mutants import DiffDoesNotApply, copy_root, make_diff, mutant_root
+from dedup_harness.mutants import main as mutants_cli
 from dedup_harness.paths import IMPL_ROOT, MUTANTS_DIR
 
 CATALOGUE = load_catalogue()
@@ -51,3 +53,18 @@ def test_a_catalogue_entry_naming_an_unknown_check_is_refused(tmp_path: Path) ->
     (tmp_path / "catalogue.toml").write_text("[[mutant]]\n" + entry)
     with pytest.raises(CatalogueError, match=r"mutant 's01': caught_by names unknown checks \['test_nothing'\]"):
         load_catalogue(tmp_path)
+
+
+def test_checkout_then_refresh_rewrites_the_same_diff(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mutants = tmp_path / "mutants"
+    shutil.copytree(MUTANTS_DIR, mutants)
+    before = (mutants / "s05.diff").read_text()
+    (mutants / "s05.diff").write_text("# s05: stale\n")
+    assert mutants_cli(["--mutants-dir", str(mutants), "checkout", "s05", str(tmp_path / "s05")]) == 0
+    assert "the bare reference" in capsys.readouterr().out, "a diff that does not apply leaves the bare reference"
+    dedup = tmp_path / "s05" / "corpus" / "dedup.py"
+    lines = dedup.read_text().splitlines(keepends=True)
+    dedup.write_text("".join(line for line in lines if not line.startswith("    occurrences.sort()")))
+    assert mutants_cli(["--mutants-dir", str(mutants), "refresh", "s05", str(tmp_path / "s05")]) == 0
+    assert mutants_cli(["--mutants-dir", str(mutants), "check"]) == 0
+    assert (mutants / "s05.diff").read_text() == before, "the same edit gives back the committed diff"
