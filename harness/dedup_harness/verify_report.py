@@ -95,9 +95,11 @@ def findings(matrix: Matrix) -> list[str]:
     if canary is not None and canary.result is not None:
         failing = len(canary.kills())
         lines.append(f"canary: {failing} of {len(matrix.checks)} checks fail on the always-wrong target")
+    if not matrix.mutant_rows():
+        lines.append("verify stopped at the canary: a suite that cannot fail proves nothing about the mutants")
     for names in matrix.identical_kill_sets():
         lines.append(f"identical kill sets (the suite cannot tell these apart): {', '.join(names)}")
-    if matrix.idle_checks():
+    if matrix.idle_checks() and matrix.kill_sets():
         lines.append(f"checks that kill no mutant: {', '.join(matrix.idle_checks())}")
     if matrix.breaches:
         lines.append(f"{len(matrix.breaches)} breach(es):")

@@ -85,3 +85,12 @@ def test_a_target_that_is_not_an_implementation_root_exits_two(
 ) -> None:
     assert verify(world, "--target", str(tmp_path)) == 2
     assert "not an implementation root" in capsys.readouterr().err
+
+
+def test_the_canary_stop_is_explained_and_exits_one(world: Layout, capsys: pytest.CaptureFixture[str]) -> None:
+    edit(world.suite_dir / "test_tiny.py", '    assert impl.STATS_KEYS[-1] == "docs_out"', "    assert True")
+    assert verify(world) == 1
+    out = capsys.readouterr().out
+    assert "verify stopped at the canary" in out
+    assert "canary-survived: canary / test_keys" in out
+    assert "checks that kill no mutant" not in out
