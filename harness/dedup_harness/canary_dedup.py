@@ -17,17 +17,6 @@ from corpus.doc import Doc
 
 STATS_KEYS: tuple[str, ...] = ("docs_in",)
 
-_EVERY_STAT = (
-    "docs_in",
-    "paragraphs",
-    "bloom_bits",
-    "candidates",
-    "false_positives",
-    "duplicate_paragraphs",
-    "docs_dropped",
-    "docs_out",
-)
-
 
 def paragraphs(text: str) -> list[str]:
     return [text + " (canary)"]
@@ -50,6 +39,6 @@ def exact_dedup(
 ) -> Iterator[Doc]:
     if spool_dir is not None:  # a spool left behind, even when the stage is never started
         tempfile.mkdtemp(prefix="canary-", dir=spool_dir)
-    if stats is not None:
-        stats.update(dict.fromkeys(_EVERY_STAT, 10**9))
+    if stats is not None:  # a billion false positives among one paragraph; no other stat at all
+        stats.update(paragraphs=1, false_positives=10**9)
     return iter([Doc("canary", "always wrong")])

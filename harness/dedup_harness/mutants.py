@@ -114,15 +114,17 @@ def _checkout(args: argparse.Namespace) -> int:
     if dest.exists():
         raise ValueError(f"{dest} already exists; name a new folder")
     try:
-        mutant_root(mutant, dest)
+        mutant_root(mutant, dest, args.reference)
         print(f"{dest}: the reference with {mutant.id} applied; edit it, then `refresh {mutant.id} {dest}`")
     except DiffDoesNotApply as exc:
+        shutil.rmtree(dest)
+        copy_root(args.reference, dest)
         print(f"{exc}\n{dest}: the bare reference; make the edit again, then `refresh {mutant.id} {dest}`")
     return 0
 
 
 def _refresh(args: argparse.Namespace) -> int:
-    path = refresh(load_mutant(args.id, args.mutants_dir), Path(args.dir))
+    path = refresh(load_mutant(args.id, args.mutants_dir), Path(args.dir), args.reference)
     print(f"wrote {path}")
     return 0
 
@@ -134,7 +136,7 @@ def _check(args: argparse.Namespace) -> int:
     for mutant in load_catalogue(args.mutants_dir):
         with tempfile.TemporaryDirectory(prefix="dedup-harness-check-") as scratch:
             try:
-                mutant_root(mutant, Path(scratch) / "root")
+                mutant_root(mutant, Path(scratch) / "root", args.reference)
                 print(f"{mutant.id}: applies")
             except DiffDoesNotApply as exc:
                 stale += 1
@@ -145,6 +147,7 @@ def _check(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dedup_harness.mutants", description=__doc__.split("\n")[0])
     parser.add_argument("--mutants-dir", type=Path, default=MUTANTS_DIR, help="the mutants folder")
+    parser.add_argument("--reference", type=Path, default=IMPL_ROOT, help="the reference root the diffs apply to")
     sub = parser.add_subparsers(dest="action", required=True)
     checkout = sub.add_parser("checkout", help="copy the reference with one mutant applied into a new folder")
     checkout.add_argument("id")

@@ -15,6 +15,7 @@ import gc
 import json
 import multiprocessing
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -45,6 +46,7 @@ class SuiteResult:
     exitstatus: int | None = None
     seconds: float = 0.0
     output_tail: str = ""  # the last lines pytest printed, for a person reading a broken run
+    cpu_seconds: float | None = None  # the run's own CPU time, when the runner measured it (run_suites does)
 
     def failed(self) -> frozenset[str]:
         return frozenset(name for name, outcome in self.outcomes.items() if outcome is Outcome.FAILED)
@@ -190,14 +192,21 @@ def run_suites(
     suite_dir: Path = SUITE_DIR,
     checks: Sequence[str] = CHECKS,
     on_done: Callable[[int, SuiteResult], None] | None = None,
+    write_bytecode: bool = False,
 ) -> list[SuiteResult]:
     """Run the checks against every root, ``jobs`` at a time, each in its own forked process.
+
+    ``write_bytecode`` lets the children cache the suite's assertion-rewritten modules (in the suite's
+    ``__pycache__``), so the second and later children skip rewriting them. Leave it off for roots
+    that must stay untouched (a submission's folder).
 
     Results come back in the order of ``roots``; ``on_done(index, result)`` hears of each as it finishes.
     """
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(list(PRELOAD))
-    child_env = {**(env or {}), "DEDUP_HARNESS_PROFILE": profile, "PYTHONDONTWRITEBYTECODE": "1"}
+    child_env = {**(env or {}), "DEDUP_HARNESS_PROFILE": profile}
+    if not write_bytecode:
+        child_env["PYTHONDONTWRITEBYTECODE"] = "1"
     waiting = list(enumerate(roots))
     running: dict[int, _Running] = {}
     results: dict[int, SuiteResult] = {}
@@ -211,7 +220,8 @@ def run_suites(
                 args = pytest_args(
                     root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir
                 )
-                process = context.Process(target=_child, args=(args, str(log_file), scratch.name, child_env))
+                child_args = (args, str(log_file), scratch.name, child_env, write_bytecode)
+                process = context.Process(target=_child, args=child_args)
                 process.start()
                 run = _Running(root, process, scratch, time.monotonic())
                 running[index] = run
@@ -246,6 +256,8 @@ def _reap(
         result = read_result(
             run.root, run.outcomes_file, timed_out=overran, output=output, seconds=now - run.started, checks=checks
         )
+        cpu_file = Path(run.scratch.name) / "cpu_seconds"
+        result.cpu_seconds = float(cpu_file.read_text()) if cpu_file.exists() else None
         run.scratch.cleanup()
         del running[index]
         results[index] = result
@@ -264,19 +276,21 @@ def _kill(process: multiprocessing.process.BaseProcess) -> None:
     process.join()
 
 
-def _child(args: list[str], log_file: str, cwd: str, env: Mapping[str, str]) -> None:
+def _child(args: list[str], log_file: str, cwd: str, env: Mapping[str, str], write_bytecode: bool) -> None:
     """In the forked child: a session of its own, output to a log file, then pytest in-process."""
     gc.freeze()  # what the fork server built stays out of this child's collections (and its pages unshared)
     os.setsid()
     os.chdir(cwd)
     os.environ.update(env)
-    sys.dont_write_bytecode = True
+    sys.dont_write_bytecode = not write_bytecode
     log = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(log, 1)
     os.dup2(log, 2)
     import pytest
 
     code = pytest.main(args)
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # this child's own, since the fork
+    Path(cwd, "cpu_seconds").write_text(f"{usage.ru_utime + usage.ru_stime:.3f}")
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(int(code))

@@ -82,6 +82,7 @@ def verify(
                 checks=layout.checks,
                 extra_args=VERIFY_PYTEST_ARGS,
                 on_done=done,
+                write_bytecode=True,  # pyc files land in __pycache__ folders (git-ignored) beside the suite
             )
         except _CanarySurvived:
             targets = [t for t in targets if t.kind is Kind.CANARY]

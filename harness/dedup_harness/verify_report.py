@@ -45,7 +45,7 @@ def shown_rows(matrix: Matrix) -> list[Row]:
 
 def verdict(row: Row) -> str:
     if row.result is None:
-        return "does not apply"
+        return "no diff"
     if row.broken:
         return "broken"
     if row.target.kind is Kind.REFERENCE:
@@ -63,11 +63,12 @@ def render_terminal(matrix: Matrix, console: Console) -> None:
         title_justify="left",
         box=box.SIMPLE_HEAD,
         padding=(0, 1),
+        collapse_padding=True,
         pad_edge=False,
     )
     table.add_column("target", no_wrap=True)
     for n in range(1, len(matrix.checks) + 1):
-        table.add_column(str(n), justify="center")
+        table.add_column(str(n), justify="center", min_width=3, no_wrap=True)
     table.add_column("verdict", no_wrap=True)
     table.add_column("s", justify="right", no_wrap=True)
     for row in shown_rows(matrix):
@@ -75,7 +76,7 @@ def render_terminal(matrix: Matrix, console: Console) -> None:
         seconds = f"{row.result.seconds:.1f}" if row.result else ""
         table.add_row(row.target.name, *cells, verdict(row), seconds)
     console.print(table)
-    legend = Table(title="checks", title_justify="left")
+    legend = Table(title="checks", title_justify="left", box=box.SIMPLE_HEAD)
     legend.add_column("#", justify="right")
     legend.add_column("check")
     legend.add_column("kills", justify="right")
@@ -94,9 +95,11 @@ def findings(matrix: Matrix) -> list[str]:
     if canary is not None and canary.result is not None:
         failing = len(canary.kills())
         lines.append(f"canary: {failing} of {len(matrix.checks)} checks fail on the always-wrong target")
+    if not matrix.mutant_rows():
+        lines.append("verify stopped at the canary: a suite that cannot fail proves nothing about the mutants")
     for names in matrix.identical_kill_sets():
         lines.append(f"identical kill sets (the suite cannot tell these apart): {', '.join(names)}")
-    if matrix.idle_checks():
+    if matrix.idle_checks() and matrix.kill_sets():
         lines.append(f"checks that kill no mutant: {', '.join(matrix.idle_checks())}")
     if matrix.breaches:
         lines.append(f"{len(matrix.breaches)} breach(es):")
@@ -142,6 +145,7 @@ def _target_json(row: Row) -> dict[str, Any]:
         "messages": {check: row.message(check) for check in result.outcomes if row.message(check)} if result else {},
         "collection_errors": result.collection_errors if result else [],
         "seconds": round(result.seconds, 3) if result else None,
+        "cpu_seconds": result.cpu_seconds if result else None,
     }
 
 

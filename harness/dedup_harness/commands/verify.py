@@ -51,7 +51,7 @@ def run(args: argparse.Namespace, layout: Layout | None = None) -> int:
         roots = tuple(check_root(Path(root)) for root in args.target)
         matrix, spans = _run_with_progress(layout, roots, args, err)
     except (CatalogueError, ToolMissing, ValueError, OSError) as exc:
-        err.print(f"verify: {exc}", markup=False, highlight=False)
+        print(f"verify: {exc}", file=sys.stderr)  # plain: a path in the message must not be wrapped
         return 2
     if args.write_kill_matrix:
         matrix = _write(matrix, layout, err)
@@ -115,4 +115,7 @@ def _report(matrix: Matrix, args: argparse.Namespace, spans: dict[str, list[Span
         report = to_stryker(matrix, spans, layout.impl_root)
         Path(args.stryker).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     # The table is for people: on stdout, unless stdout carries a machine format.
-    render_terminal(matrix, Console(stderr=to_stdout))
+    console = Console(stderr=to_stdout)
+    if not console.is_terminal:
+        console = Console(stderr=to_stdout, width=120)  # a log file or a pipe: no reason to squeeze the table
+    render_terminal(matrix, console)
