@@ -6,12 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-from grade_fakes import OPTIONS, buggy_report, report
 
 from dedup_harness.batch import Shard, ShardError, grade_batch, merge_rows, parse_shard
 from dedup_harness.cli import main
 from dedup_harness.grading import GradeReport, GradingOptions
 from dedup_harness.reports import csv_report
+from grade_fakes import OPTIONS, buggy_report, report
 
 NAMES = [f"sub{n:03d}" for n in range(10)]
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from grade_fakes import DIAGNOSER
-
 from dedup_harness.checks import CHECKS
+from grade_fakes import DIAGNOSER
 
 
 def test_an_exact_match_comes_first_and_says_fails_like() -> None:

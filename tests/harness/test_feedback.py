@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from grade_fakes import FALSIFYING, ORACLE_MESSAGE, case
-
 from dedup_harness.feedback import CASES_SHOWN, Scrubber, check_feedback
 from dedup_harness.outcomes import Outcome
+from grade_fakes import FALSIFYING, ORACLE_MESSAGE, case
 
 NAME = "test_random_corpora_match_the_set_oracle"
 SCRUB = Scrubber({"/tmp/scratch-1": "<scratch>"})

@@ -8,12 +8,12 @@ import json
 import xml.etree.ElementTree as ET
 
 import jsonschema
-from grade_fakes import buggy_report, report
 
 from dedup_harness.checks import CHECKS
 from dedup_harness.outcomes import Outcome
 from dedup_harness.reports import csv_report, gradescope, json_report, junit
 from dedup_harness.reports.summary import summarize
+from grade_fakes import buggy_report, report
 
 GRADESCOPE_TEST_KEYS = {"name", "number", "score", "max_score", "status", "output", "output_format", "visibility"}
 
