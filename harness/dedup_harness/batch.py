@@ -18,7 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from dedup_harness.grading import GradeReport, GradingOptions, grade
+from dedup_harness.grading import GradeReport, GradingOptions, grade, unrunnable
 from dedup_harness.reports.csv_report import read
 
 _SHARD = re.compile(r"^(\d+)/(\d+)$")
@@ -65,7 +65,14 @@ def grade_batch(
     grader: Callable[[Path, GradingOptions, str], GradeReport] | None = None,
 ) -> list[GradeReport]:
     """Grade every submission (a path as given), ``jobs`` at a time; reports in name order."""
-    run = grader or (lambda path, opts, name: grade(path, opts, name=name))
+    chosen = grader or (lambda path, opts, name: grade(path, opts, name=name))
+
+    def run(path: Path, opts: GradingOptions, name: str) -> GradeReport:
+        try:
+            return chosen(path, opts, name)
+        except Exception as exc:  # a grader bug must not stop the batch: this submission is a harness error
+            return unrunnable(name, opts, [], harness_error=f"{type(exc).__name__}: {exc}")
+
     reports: list[GradeReport] = []
     console = Console(stderr=True)
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool, _progress(console, len(submissions)) as tick:

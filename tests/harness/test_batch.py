@@ -38,6 +38,17 @@ def test_a_batch_is_graded_in_parallel_and_reported_in_name_order() -> None:
     assert [r.score for r in reports].count(10.0) == 1
 
 
+def test_a_grader_failure_on_one_submission_is_a_harness_error_and_the_batch_goes_on() -> None:
+    def fake(path: Path, options: GradingOptions, name: str) -> GradeReport:
+        if name == "sub002":
+            raise OSError("disk full")
+        return report(name=name)
+
+    reports = grade_batch(NAMES[:4], OPTIONS, jobs=2, grader=fake)
+    assert [str(r.status) for r in reports] == ["graded", "graded", "harness-error", "graded"]
+    assert reports[2].harness_error == "OSError: disk full"
+
+
 def write_shards(tmp_path: Path, count: int) -> list[Path]:
     paths = []
     for shard in (Shard(i, count) for i in range(1, count + 1)):
