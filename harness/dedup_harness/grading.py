@@ -71,7 +71,7 @@ class GradeReport:
 class GradingOptions:
     weights: Weights
     diagnoser: Diagnoser
-    timeout: float = 180.0  # seconds for the whole suite
+    timeout: float = 300.0  # seconds for the whole suite: well past the worker's own budget
     check_timeout: float = 60.0  # seconds per case
 
 
@@ -110,8 +110,8 @@ def from_sidecar(
         line = f"{event.get('kind', 'event')}: {event.get('detail', '')}"
         if event.get("check") in CHECKS:
             events.setdefault(event["check"], []).append(line)
-        elif line not in found:
-            found.append(line)
+        elif not any(str(event.get("detail", "")) in problem for problem in found):
+            found.append(line)  # an event outside any check, unless a static problem already says it
     return from_result(
         label,
         result,

@@ -33,7 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--csv", type=Path, metavar="FILE", help="write one row of scores per submission")
     parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
     parser.add_argument("--jobs", type=int, default=default_jobs(), metavar="N", help="submissions graded at once")
-    parser.add_argument("--timeout", type=float, default=180.0, metavar="SECONDS", help="per submission")
+    parser.add_argument(
+        "--timeout", type=float, default=GradingOptions.timeout, metavar="SECONDS", help="wall time per submission"
+    )
     parser.add_argument(
         "--show-student-output", action="store_true", help="print what submissions printed (hidden by default)"
     )
