@@ -32,6 +32,7 @@ PLUGIN = "dedup_harness.grading_plugin"
 # A fixed hash seed for the trusted suite process: pytest lists the differing items of two dicts in
 # set order, and the same submission must get the same words every time.
 STEADY_ENV = {"PYTHONHASHSEED": "0"}
+PER_RUN = ("uid",)  # protections that differ on every run (the worker's uid follows the grader's pid)
 
 
 class Status(StrEnum):
@@ -161,7 +162,7 @@ def from_result(
         max_score=options.weights.max_score,
         checks=checks,
         problems=[scrub(p) for p in problems],
-        protections=json.loads(scrub(json.dumps(protections or {}))),
+        protections=json.loads(scrub(json.dumps({k: v for k, v in (protections or {}).items() if k not in PER_RUN}))),
         student_output=scrub(student_output)[:OUTPUT_LIMIT],
     )
     report.diagnosis = options.diagnoser.diagnose(report.lost())
