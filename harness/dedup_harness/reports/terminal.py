@@ -51,7 +51,8 @@ def print_report(console: Console, report: GradeReport, *, show_student_output: 
 
 def print_batch(console: Console, reports: Sequence[GradeReport]) -> None:
     table = Table(title="grades", show_edge=False)
-    for column in ("submission", "score", "status", "lost checks", "fails like"):
+    table.add_column("submission", overflow="fold")  # a path is worth reading whole
+    for column in ("score", "status", "lost checks", "fails like"):
         table.add_column(column, justify="right" if column == "score" else "left")
     for report in reports:
         lost = " ".join(str(c.number) for c in report.checks if c.outcome is not Outcome.PASSED)
