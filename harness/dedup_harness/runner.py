@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import json
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import resource
 import signal
@@ -164,6 +165,14 @@ def run_suite(
         )
 
 
+def start_fork_server() -> multiprocessing.context.ForkServerContext:
+    """Start the fork server now (its imports and warm-up run while the caller prepares the roots)."""
+    context = multiprocessing.context.ForkServerContext()
+    context.set_forkserver_preload(list(PRELOAD))
+    multiprocessing.forkserver.ensure_running()
+    return context
+
+
 @dataclass
 class _Running:
     root: Path
@@ -202,8 +211,7 @@ def run_suites(
 
     Results come back in the order of ``roots``; ``on_done(index, result)`` hears of each as it finishes.
     """
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(list(PRELOAD))
+    context = start_fork_server()
     child_env = {**(env or {}), "DEDUP_HARNESS_PROFILE": profile}
     if not write_bytecode:
         child_env["PYTHONDONTWRITEBYTECODE"] = "1"
