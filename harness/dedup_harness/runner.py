@@ -257,9 +257,7 @@ def _reap(
         overran = now - run.started >= timeout
         if run.process.exitcode is None and not overran:
             continue
-        if overran and run.process.exitcode is None:
-            _kill(run.process)
-        run.process.join()
+        _kill(run.process)  # whatever the run left running in its session goes too
         output = run.log_file.read_text(encoding="utf-8", errors="replace") if run.log_file.exists() else ""
         result = read_result(
             run.root, run.outcomes_file, timed_out=overran, output=output, seconds=now - run.started, checks=checks
@@ -280,7 +278,8 @@ def _kill(process: multiprocessing.process.BaseProcess) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        process.kill()
+        if process.exitcode is None:
+            process.kill()
     process.join()
 
 
