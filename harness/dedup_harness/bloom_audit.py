@@ -29,9 +29,11 @@ class CaseReport:
 
     case: str
     family: str
+    size: int  # in the target's own unit (bits, or m_bytes for datatrove)
     control: bool
     capacity: int
     asked_rate: float | None
+    given_k: int | None
     allocated_bits: int | None
     reachable_bits: int | None
     reachable_how: str  # "all", "saturated", "at least" or "n/a"
@@ -55,6 +57,7 @@ class CaseReport:
 class AuditReport:
     target: str
     description: str
+    size_unit: str
     rows: list[CaseReport]
     findings: list[Finding] = field(default_factory=list)
     notes: list[Finding] = field(default_factory=list)
@@ -86,9 +89,11 @@ def audit_case(target: Target, case: Case, *, seed: int = 0) -> CaseReport:
     return CaseReport(
         case=case.label,
         family=case.family,
+        size=case.size,
         control=case.control,
         capacity=case.capacity,
         asked_rate=case.error_rate,
+        given_k=case.k,
         allocated_bits=adapter.m,
         reachable_bits=reachable,
         reachable_how=how,
@@ -106,8 +111,6 @@ def audit_case(target: Target, case: Case, *, seed: int = 0) -> CaseReport:
 
 
 def _implied_k(case: Case, promised_k: int | None, m: int | None) -> str:
-    if case.k is not None:
-        return f"given ({promised_k} by its formula)" if promised_k is not None else "given"
     if promised_k is not None:
         return str(promised_k)
     return f"{optimal_k(m, case.capacity):.2f} (optimal)" if m else "n/a"
@@ -133,10 +136,10 @@ def findings_of(rows: list[CaseReport]) -> list[Finding]:
 def audit(
     target: Target, *, seed: int = 0, on_case: Callable[[Case], None] | None = None, cases: list[Case] | None = None
 ) -> AuditReport:
-    """Audit every case of ``target`` (or the ``cases`` given); ``on_case`` hears of each before it runs."""
+    """Audit every case of ``target`` (or the ``cases`` given); ``on_case`` hears of each once it is done."""
     rows = []
     for case in cases if cases is not None else target.cases():
+        rows.append(audit_case(target, case, seed=seed))
         if on_case is not None:
             on_case(case)
-        rows.append(audit_case(target, case, seed=seed))
-    return AuditReport(target.name, target.description, rows, findings_of(rows), target.notes())
+    return AuditReport(target.name, target.description, target.size_unit, rows, findings_of(rows), target.notes())

@@ -31,6 +31,7 @@ class Target:
 
     name = ""
     description = ""
+    size_unit = "bits"  # the unit a case's size is given in
 
     def cases(self) -> list[Case]:
         return rate_sized_cases()
@@ -72,6 +73,7 @@ class DatatroveTarget(Target):
     """datatrove's ``SingleBloomFilter``, as installed; control rows correct only line 147."""
 
     name = "datatrove"
+    size_unit = "m_bytes"
 
     def __init__(self) -> None:
         self.module = importlib.import_module("datatrove.pipeline.dedup.bloom_filter")
@@ -92,7 +94,7 @@ class DatatroveTarget(Target):
     def promise(self, case: Case, adapter: BloomAdapter) -> Promise:
         assert adapter.k is not None
         m = case.size * 8  # its docstring: "bloom filter size in bytes (actual size x8 bigger)"
-        k = case.k if case.k is not None else int(self.module.get_optimal_k(case.size, case.capacity))
+        k = int(self.module.get_optimal_k(case.size, case.capacity))
         rate = float(self.module.get_false_positive_prob(case.size, n=case.capacity, k=adapter.k))
         return Promise(m, k, rate, "its docstring (8 m_bytes bits), get_optimal_k(m_bytes, n), its logged rate")
 
@@ -141,6 +143,10 @@ class GenericTarget(Target):
         self.name = spec
         self.cls = load_class(spec)
         self.description = f"{spec} (constructed as Class(capacity, error_rate))"
+        try:  # a class that cannot be built or driven is the caller's error, not a failed audit
+            GenericAdapter(self.cls, 100, 0.01)
+        except Exception as exc:
+            raise TargetError(f"{spec} cannot be used as a Bloom filter: {type(exc).__name__}: {exc}") from exc
 
     def build(self, case: Case) -> BloomAdapter:
         assert case.error_rate is not None

@@ -37,7 +37,7 @@ def popcount(x: int) -> int:
 
 def reachable_by_law(m_bytes: int) -> int:
     """The bits ``hash & m_bytes`` can reach: every submask of m_bytes, and nothing else."""
-    return 2 ** popcount(m_bytes)
+    return 1 << popcount(m_bytes)
 
 
 def logged_rate(m_bytes: int, n: int, k: int) -> float:
