@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from dedup_harness.bloom_cases import Case
 from dedup_harness.bloom_checks import (
     FAIL,
+    QUERIES,
     CheckResult,
     Finding,
     check_delivered_rate,
@@ -67,13 +68,13 @@ class AuditReport:
         return all(row.verdict == "pass" for row in self.rows if not row.control)
 
 
-def audit_case(target: Target, case: Case, *, seed: int = 0) -> CaseReport:
+def audit_case(target: Target, case: Case, *, seed: int = 0, queries: int = QUERIES) -> CaseReport:
     """All five checks on one case: a fresh filter for the capacity probe and another for reachability."""
     tag = f"{seed}:{target.name}:{case.label}:{case.control}"
     adapter = target.build(case)
     promise = target.promise(case, adapter)
     reach = probe_reach(target.build(case), f"{tag}:reach")
-    probe = probe_capacity(lambda: target.build(case), tag, case.capacity)
+    probe = probe_capacity(lambda: target.build(case), tag, case.capacity, queries)
     checks = [
         check_sizing(adapter, promise),
         check_k(adapter, promise, case),

@@ -111,8 +111,8 @@ def check_k(adapter: BloomAdapter, promise: Promise, case: Case) -> CheckResult:
 
 
 def _k_cause(k: int, implied: int) -> str:
-    # ceil(8x) lies in (8 ceil(x) - 8, 8 ceil(x)]: the signature of bits passed where bytes are expected.
-    if implied >= 2 and 8 * implied - 8 < k <= 8 * implied:
+    # Rounding either way keeps k within 8 of 8 times the right k: bits passed where bytes are expected.
+    if implied >= 2 and abs(k - 8 * implied) < 8:
         return "k from bits where bytes are expected (x8)"
     return "k off its own sizing"
 
@@ -154,6 +154,8 @@ def probe_reach(adapter: BloomAdapter, seed: str, budget: int = REACH_DRAW_BUDGE
             draws += len(batch) * per_item
         if len(seen) > before:
             last_new = draws
+        if draws == 0:
+            break  # the filter sets no bit at all (k = 0): nothing more to learn
         bad = [b for b in seen if not 0 <= b < m]
         if bad and out_of_range is None:
             out_of_range = bad[0]
@@ -172,6 +174,8 @@ def check_reachability(adapter: BloomAdapter, reach: Reach | None) -> CheckResul
         return CheckResult("reachability", FAIL, f"index {reach.out_of_range} lies outside range({m})", "index range")
     if reach.seen == m:
         return CheckResult("reachability", PASS, f"all {m} bits reached")
+    if reach.draws == 0:
+        return CheckResult("reachability", FAIL, f"no bit of {m} is ever set: items get no indexes", "no index bits")
     mask = _mask_diagnosis(reach, m)
     if reach.exhaustive:
         reason = (
