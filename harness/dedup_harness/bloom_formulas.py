@@ -7,6 +7,7 @@ The audit compares a filter's own numbers with these: a check that reused the re
 from __future__ import annotations
 
 import math
+import sys
 
 LN2 = math.log(2)
 
@@ -38,16 +39,17 @@ def textbook_rate(m: int, k: int, n: int) -> float:
 def rate_for_bits(capacity: int, m: int) -> float:
     """An error rate at which SPEC 4.3 sizes a filter for ``capacity`` items at exactly ``m`` bits.
 
-    ``spec_bits`` falls as the rate rises; bisect on the rate until it lands on m.
+    ``spec_bits`` falls as the rate rises; bisect on ln(rate) until it lands on m. A float rate
+    reaches down to about 1e-308, so m can be at most about 1,470 bits per item.
     """
     if m < 1:
         raise ValueError(f"m must be at least 1, got {m}")
-    lo, hi = 1e-300, 1.0 - 1e-16  # spec_bits(lo) is huge, spec_bits(hi) is 1
+    lo, hi = math.log(sys.float_info.min), math.log1p(-1e-16)  # many bits at lo, one bit at hi
     for _ in range(200):
         mid = (lo + hi) / 2
-        bits = spec_bits(capacity, mid)
+        bits = spec_bits(capacity, math.exp(mid))
         if bits == m:
-            return mid
+            return math.exp(mid)
         if bits > m:
             lo = mid
         else:
