@@ -151,7 +151,7 @@ def probe_reach(adapter: BloomAdapter, seed: str, budget: int = REACH_DRAW_BUDGE
         else:
             adapter.insert_many(batch)
             seen = adapter.set_bits() or set()
-            draws += len(batch) * per_item
+            draws += len(batch) * (k if k is not None else 1)
         if len(seen) > before:
             last_new = draws
         if draws == 0:
