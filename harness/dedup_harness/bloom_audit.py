@@ -51,7 +51,8 @@ class CaseReport:
 
     @property
     def causes(self) -> list[str]:
-        return [c.cause or c.check for c in self.checks if c.status == FAIL]
+        """The failing causes, each once (two checks can fail for one cause)."""
+        return list(dict.fromkeys(c.cause or c.check for c in self.checks if c.status == FAIL))
 
 
 @dataclass
@@ -118,20 +119,18 @@ def _implied_k(case: Case, promised_k: int | None, m: int | None) -> str:
 
 
 def findings_of(rows: list[CaseReport]) -> list[Finding]:
-    """Each failing cause once, with how many rows show it and the first row's reason."""
-    found: dict[str, Finding] = {}
+    """Each failing cause once, with how many cases show it and the first failing check's reason."""
+    example: dict[str, str] = {}
+    cases: dict[str, int] = {}
     for row in rows:
         if row.control:
             continue
+        for cause in row.causes:
+            cases[cause] = cases.get(cause, 0) + 1
         for check in row.checks:
-            if check.status != FAIL:
-                continue
-            cause = check.cause or check.check
-            if cause in found:
-                found[cause] = Finding(cause, found[cause].rows + 1, found[cause].example)
-            else:
-                found[cause] = Finding(cause, 1, f"{row.case}: {check.reason}")
-    return list(found.values())
+            if check.status == FAIL:
+                example.setdefault(check.cause or check.check, f"{row.case}: {check.reason}")
+    return [Finding(cause, count, example[cause]) for cause, count in cases.items()]
 
 
 def audit(

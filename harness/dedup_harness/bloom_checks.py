@@ -175,7 +175,7 @@ def check_reachability(adapter: BloomAdapter, reach: Reach | None) -> CheckResul
     if reach.seen == m:
         return CheckResult("reachability", PASS, f"all {m} bits reached")
     if reach.draws == 0:
-        return CheckResult("reachability", FAIL, f"no bit of {m} is ever set: items get no indexes", "no index bits")
+        return CheckResult("reachability", FAIL, f"no bit of {m} is ever set: items get no indexes", "k = 0")
     mask = _mask_diagnosis(reach, m)
     if reach.exhaustive:
         reason = (

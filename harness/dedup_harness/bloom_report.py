@@ -40,7 +40,7 @@ def case_table(title: str, size_unit: str, rows: list[CaseReport]) -> Table:
         (size_unit, "right"),
         ("n", "right"),
         ("p asked", "right"),
-        ("bits", "right"),
+        ("allocated bits", "right"),
         ("reachable", "right"),
         ("k", "right"),
         ("k implied", "right"),

@@ -31,7 +31,7 @@ class Target:
 
     name = ""
     description = ""
-    size_unit = "bits"  # the unit a case's size is given in
+    size_unit = "sized for (bits)"  # what a case's size means for this target
 
     def cases(self) -> list[Case]:
         return rate_sized_cases()

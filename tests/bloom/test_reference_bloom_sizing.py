@@ -59,3 +59,16 @@ def test_an_error_rate_outside_zero_one_is_a_value_error_naming_it(rate: float) 
 def test_a_negative_capacity_is_a_value_error_naming_it() -> None:
     with pytest.raises(ValueError, match="-3"):
         bloom.BloomFilter(-3, 0.01)
+
+
+@given(m=bit_sizes(1, 12), item=st.binary(max_size=20))
+def test_storage_is_ceil_m_over_8_bytes_with_bit_b_at_byte_b_shift_3(m: int, item: bytes) -> None:
+    capacity = max(1, m // 10)
+    f = bloom.BloomFilter(capacity, rate_for_bits(capacity, m))
+    f.insert(item)
+    stored = bytes(f._bits)
+    assert len(stored) == math.ceil(m / 8)
+    expected = bytearray(len(stored))
+    for b in f.bit_indexes(item):
+        expected[b >> 3] |= 1 << (b & 7)
+    assert stored == bytes(expected)
