@@ -13,11 +13,59 @@ from typing import Any
 Record = dict[str, Any]
 
 WORDS = (
-    "the a cat dog bird river stone light paper garden window morning evening road city song story "
-    "small old quiet bright slow green ran sat sang walked found kept opened watched under over near "
-    "behind before after while because"
-).split()
-WORDS_NON_ASCII = "café naïve Grüße façade smörgåsbord 東京 日本語 Ελλάδα русский 🙂 déjà-vu".split()
+    "the",
+    "a",
+    "cat",
+    "dog",
+    "bird",
+    "river",
+    "stone",
+    "light",
+    "paper",
+    "garden",
+    "window",
+    "morning",
+    "evening",
+    "road",
+    "city",
+    "song",
+    "story",
+    "small",
+    "old",
+    "quiet",
+    "bright",
+    "slow",
+    "green",
+    "ran",
+    "sat",
+    "sang",
+    "walked",
+    "found",
+    "kept",
+    "opened",
+    "watched",
+    "under",
+    "over",
+    "near",
+    "behind",
+    "before",
+    "after",
+    "while",
+    "because",
+)
+WORDS_NON_ASCII = (
+    "café",
+    "naïve",
+    "Grüße",
+    "façade",
+    "smörgåsbord",
+    "東京",
+    "日本語",
+    "Ελλάδα",
+    "русский",
+    "🙂",
+    "déjà-vu",
+)
 
 # Blank lines between paragraphs: empty, or holding only spaces and tabs; one or several.
 SEPARATORS = ("\n\n", "\n\n\n", "\n \n", "\n\t\n", "\n  \t \n\n", "\n\n \n")
@@ -26,8 +74,7 @@ SEPARATORS = ("\n\n", "\n\n\n", "\n \n", "\n\t\n", "\n  \t \n\n", "\n\n \n")
 def sentence(rng: random.Random, *, non_ascii: float = 0.1) -> str:
     """A short sentence of random words, capitalised, ending in a full stop."""
     words = [
-        rng.choice(WORDS_NON_ASCII) if rng.random() < non_ascii else rng.choice(WORDS)
-        for _ in range(rng.randint(3, 9))
+        rng.choice(WORDS_NON_ASCII) if rng.random() < non_ascii else rng.choice(WORDS) for _ in range(rng.randint(3, 9))
     ]
     text = " ".join(words)
     return text[0].upper() + text[1:] + "."
