@@ -5,10 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from dedup_harness import bloom_cases
 from dedup_harness.cli import main
+from dedup_harness.commands import audit_bloom
 
 from . import broken_filters
+
+# Importing rich (which the command does) moves the global random state once per process: do it at
+# collection, before the fixture that guards the global RNG takes its snapshot.
+assert audit_bloom.HELP
 
 ONE_CASE = (("power of two", 1024, 9.6),)
 

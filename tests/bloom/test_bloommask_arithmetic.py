@@ -5,9 +5,10 @@ from __future__ import annotations
 import random
 
 import pytest
-from dedup_harness.bloommask import delivered_rate, law_rows, logged_rate, popcount, reachable_by_law
 from hypothesis import given
 from hypothesis import strategies as st
+
+from dedup_harness.bloommask import delivered_rate, law_rows, logged_rate, popcount, reachable_by_law
 
 from .sizes import bit_sizes
 

@@ -15,6 +15,7 @@ from rich.progress import Progress
 
 from dedup_harness import bloommask
 from dedup_harness.bloom_audit import AuditReport, audit
+from dedup_harness.bloom_cases import Case
 from dedup_harness.bloom_report import print_audit, print_bloommask, to_json
 from dedup_harness.bloom_targets import TARGET_NAMES, DatatroveTarget, Target, TargetError, resolve_target
 
@@ -32,16 +33,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed for the generated items (default 0)")
 
 
-def _run_one(target: Target, seed: int, progress: Progress) -> AuditReport:
-    cases = target.cases()
-    task = progress.add_task(f"audit {target.name}", total=len(cases))
+class _Progress:
+    """A rich progress bar on a terminal; one plain line per case on stderr otherwise (CI logs, captures)."""
 
-    def advance(_case: object) -> None:
-        progress.advance(task)
+    def __init__(self) -> None:
+        self.bar = Progress(console=Console(stderr=True), transient=True) if sys.stderr.isatty() else None
 
-    report = audit(target, seed=seed, cases=cases, on_case=advance)
-    progress.update(task, completed=len(cases))
-    return report
+    def __enter__(self) -> _Progress:
+        if self.bar is not None:
+            self.bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+
+    def run(self, target: Target, seed: int) -> AuditReport:
+        cases = target.cases()
+        task = self.bar.add_task(f"audit {target.name}", total=len(cases)) if self.bar is not None else None
+        done = 0
+
+        def advance(case: Case) -> None:
+            nonlocal done
+            done += 1
+            if self.bar is not None and task is not None:
+                self.bar.advance(task)
+            else:
+                print(f"audit-bloom {target.name}: {done}/{len(cases)} {case.label}", file=sys.stderr)
+
+        return audit(target, seed=seed, cases=cases, on_case=advance)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,9 +72,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     reports: list[AuditReport] = []
     mask_report = None
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    with _Progress() as progress:
         for target in targets:
-            reports.append(_run_one(target, args.seed, progress))
+            reports.append(progress.run(target, args.seed))
             if isinstance(target, DatatroveTarget):
                 mask_report = bloommask.build_report(target.module)
     if args.json:
