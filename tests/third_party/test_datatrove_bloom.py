@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 import pytest
+
 from dedup_harness import bloommask
 from dedup_harness.cli import main
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from dedup_harness.bloom_audit import AuditReport, audit
 from dedup_harness.bloom_targets import resolve_target
 
