@@ -98,7 +98,7 @@ def law_rows(module: Any = None) -> list[LawRow]:
     for label, m_bytes in REPORT_SIZES:
         measured = all_submasks = None
         if module is not None:
-            seen = set(_indexes(module, m_bytes, LAW_DRAWS))
+            seen = set(_indexes(m_bytes, LAW_DRAWS))
             measured, all_submasks = len(seen), all(i & ~m_bytes == 0 for i in seen)
         rows.append(
             LawRow(label, m_bytes, popcount(m_bytes), reachable_by_law(m_bytes), 8 * m_bytes, measured, all_submasks)
@@ -106,7 +106,8 @@ def law_rows(module: Any = None) -> list[LawRow]:
     return rows
 
 
-def _indexes(module: Any, m_bytes: int, draws: int) -> Iterable[int]:
+def _indexes(m_bytes: int, draws: int) -> Iterable[int]:
+    """Indexes from datatrove's own get_indexes for ``draws // k`` random items."""
     adapter = DatatroveAdapter(m_bytes, capacity=draws, k=GAP_K)
     items = unique_items(f"law:{m_bytes}", draws // GAP_K)
     return (i for row in adapter.indexes_many(items) for i in row)
