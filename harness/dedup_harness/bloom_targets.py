@@ -107,26 +107,30 @@ def _quiet_datatrove_logging() -> None:
     importlib.import_module("loguru").logger.disable("datatrove")
 
 
-class RbloomTarget(Target):
+class PackageTarget(Target):
+    """A filter from an installed package, built as ``adapter(capacity, error_rate)``."""
+
+    what = ""  # what the description says after the package and its version
+    adapter: type[RbloomAdapter] | type[PybloomLiveAdapter]
+
+    def __init__(self) -> None:
+        self.description = f"{self.name} {version(self.name)} {self.what}"
+
+    def build(self, case: Case) -> BloomAdapter:
+        assert case.error_rate is not None
+        return self.adapter(case.capacity, case.error_rate)
+
+
+class RbloomTarget(PackageTarget):
     name = "rbloom"
-
-    def __init__(self) -> None:
-        self.description = f"rbloom {version('rbloom')} Bloom (a stable 128-bit hash_func, for repeatable runs)"
-
-    def build(self, case: Case) -> BloomAdapter:
-        assert case.error_rate is not None
-        return RbloomAdapter(case.capacity, case.error_rate)
+    what = "Bloom (a stable 128-bit hash_func, for repeatable runs)"
+    adapter = RbloomAdapter
 
 
-class PybloomLiveTarget(Target):
+class PybloomLiveTarget(PackageTarget):
     name = "pybloom-live"
-
-    def __init__(self) -> None:
-        self.description = f"pybloom-live {version('pybloom-live')} BloomFilter"
-
-    def build(self, case: Case) -> BloomAdapter:
-        assert case.error_rate is not None
-        return PybloomLiveAdapter(case.capacity, case.error_rate)
+    what = "BloomFilter"
+    adapter = PybloomLiveAdapter
 
     def promise(self, case: Case, adapter: BloomAdapter) -> Promise:
         assert case.error_rate is not None
