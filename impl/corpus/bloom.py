@@ -12,11 +12,24 @@ An item's k bits come from SplitMix64 seeded by FNV-1a: with ``h = fnv1a_64(item
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 
 from corpus.hashing import GOLDEN_GAMMA, MASK64, fnv1a_64, splitmix64
 
 LN2 = math.log(2)
+
+# The batch path: numpy when it is installed, else none (the per-item loop below is the definition).
+_numpy_screen: Callable[[bytearray, int, int, Sequence[bytes]], list[bool]] | None
+_numpy_max_batch: Callable[[int], int]
+try:
+    from corpus.bloom_numpy import max_batch as _numpy_max_batch
+    from corpus.bloom_numpy import screen_batch as _numpy_screen
+except ImportError:
+    _numpy_screen = None
+
+# False runs the per-item loop even where numpy is installed; CORPUS_BLOOM_PURE=1 sets it at import.
+USE_NUMPY = os.environ.get("CORPUS_BLOOM_PURE", "") in ("", "0")
 
 
 def bits_for(capacity: int, error_rate: float) -> int:
@@ -67,6 +80,13 @@ class BloomFilter:
         Exactly ``[self.contains(x) or self.insert(x) ... ]`` item by item, so an item inserted
         early in the batch can make a later one in the same batch read as present.
         """
+        if USE_NUMPY and _numpy_screen is not None and items:
+            step = _numpy_max_batch(self.m)  # the same answers, many items at a time (corpus.bloom_numpy)
+            return [
+                answer
+                for s in range(0, len(items), step)
+                for answer in _numpy_screen(self._bits, self.m, self.k, items[s : s + step])
+            ]
         answers = []
         for item in items:
             present = self.contains(item)
