@@ -21,9 +21,9 @@ LN2 = math.log(2)
 
 # The batch path: numpy when it is installed, else none (the per-item loop below is the definition).
 _numpy_screen: Callable[[bytearray, int, int, Sequence[bytes]], list[bool]] | None
-_numpy_max_batch: Callable[[int], int]
+_numpy_batch_size: Callable[[int], int]
 try:
-    from corpus.bloom_numpy import max_batch as _numpy_max_batch
+    from corpus.bloom_numpy import batch_size as _numpy_batch_size
     from corpus.bloom_numpy import screen_batch as _numpy_screen
 except ImportError:
     _numpy_screen = None
@@ -81,7 +81,7 @@ class BloomFilter:
         early in the batch can make a later one in the same batch read as present.
         """
         if USE_NUMPY and _numpy_screen is not None and items:
-            step = _numpy_max_batch(self.m)  # the same answers, many items at a time (corpus.bloom_numpy)
+            step = _numpy_batch_size(self.m)  # the same answers, many items at a time (corpus.bloom_numpy)
             return [
                 answer
                 for s in range(0, len(items), step)

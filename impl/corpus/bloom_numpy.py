@@ -44,22 +44,25 @@ def bit_indexes_many(items: Sequence[bytes], m: int, k: int) -> U64:
     # SplitMix64 first adds GOLDEN_GAMMA to its state; folding that into the per-i offsets saves a pass.
     offsets = np.array([((i + 1) * GOLDEN_GAMMA) & MASK64 for i in range(k)], dtype=np.uint64)
     z = fnv1a_64_many(items)[:, None] + offsets[None, :]
-    z ^= z >> np.uint64(30)
-    z *= _MIX1
-    z ^= z >> np.uint64(27)
-    z *= _MIX2
-    z ^= z >> np.uint64(31)
+    scratch = np.empty_like(z)  # in-place steps: no fresh array per operation
+    for shift, multiplier in ((30, _MIX1), (27, _MIX2)):
+        z ^= np.right_shift(z, np.uint64(shift), out=scratch)
+        z *= multiplier
+    z ^= np.right_shift(z, np.uint64(31), out=scratch)
     z %= np.uint64(m)
     return z
 
 
-def max_batch(m: int) -> int:
-    """The most items one call may take: a (bit, item) pair must pack into 64 bits."""
-    return 1 << max(0, 64 - m.bit_length())
+CHUNK = 4096  # items per call: big enough to pay numpy's overhead, small enough for the cache
+
+
+def batch_size(m: int) -> int:
+    """The items one call takes at most: ``CHUNK``, fewer when a (bit, item) pair must fit 64 bits."""
+    return min(CHUNK, 1 << max(0, 64 - m.bit_length()))
 
 
 def screen_batch(bits: bytearray, m: int, k: int, items: Sequence[bytes]) -> list[bool]:
-    """``BloomFilter.screen_batch`` over the filter's own bytes; needs ``len(items) <= max_batch(m)``.
+    """``BloomFilter.screen_batch`` over the filter's own bytes; needs ``len(items) <= batch_size(m)``.
 
     Item t reads present iff each of its bits was set before the batch or is set by an earlier item
     s < t of the batch. (An item read as present sets no new bit, so "set by an earlier item" need
@@ -93,6 +96,16 @@ def screen_batch(bits: bytearray, m: int, k: int, items: Sequence[bytes]) -> lis
 
 
 def _set_bits(store: NDArray[np.uint8], positions: U64) -> None:
-    """Set each bit position in ``store``: bit b is bit b & 7 of byte b >> 3."""
+    """Set each of the distinct, ascending bit ``positions`` in ``store`` (bit b is bit b & 7 of byte b >> 3).
+
+    A fancy-indexed ``|=`` keeps one write per repeated byte, so each round sets the first bit of every
+    byte still waiting and leaves the rest for the next round: at most 8 rounds, most bytes done in one.
+    """
+    byte = (positions >> np.uint64(3)).view(np.int64)
     masks = np.left_shift(np.uint8(1), (positions & np.uint64(7)).astype(np.uint8))
-    np.bitwise_or.at(store, (positions >> np.uint64(3)).view(np.int64), masks)  # .at: repeated bytes OR together
+    while byte.size:
+        first = np.empty(byte.size, dtype=bool)
+        first[0] = True
+        np.not_equal(byte[1:], byte[:-1], out=first[1:])
+        store[byte[first]] |= masks[first]
+        byte, masks = byte[~first], masks[~first]
