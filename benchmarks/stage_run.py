@@ -6,13 +6,16 @@ Both stages get the same driver: records streamed from disk, turned into ``Doc``
 through the stage, written back as JSON lines. The corpus is never held in memory, so the peak
 resident size above the baseline (taken after every import, before the first record) is what the
 stage itself keeps: for the oracle a set of paragraph texts, for the reference its Bloom filter,
-candidates and marks. ``ru_maxrss`` is a high-water mark in KiB on Linux.
+candidates and marks.
+
+Peak memory is Linux's VmHWM of this process's own address space, reset (``clear_refs``) at the
+baseline. ``ru_maxrss`` would not do: it carries over the parent's high-water mark through fork and
+exec, so a child of a large test process reports the parent's size.
 """
 
 from __future__ import annotations
 
 import json
-import resource
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -37,8 +40,20 @@ def load_stage(which: str) -> Stage:
     raise SystemExit(f"stage_run: unknown stage {which!r} (reference or oracle)")
 
 
-def peak_rss_bytes() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+def memory_status(field: str) -> int:
+    """A ``/proc/self/status`` size in bytes (VmRSS: now, VmHWM: the peak since the last reset)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    raise RuntimeError(f"/proc/self/status has no {field}")
+
+
+def reset_peak() -> int:
+    """Make the current resident size the new peak; returns it."""
+    with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
+        refs.write("5")
+    return memory_status("VmRSS")
 
 
 def main(argv: list[str]) -> int:
@@ -47,14 +62,21 @@ def main(argv: list[str]) -> int:
     doc = reference.load("corpus.doc")
     stats: dict[str, Any] = {}
     with open(source, "rb") as lines, open(target, "wb") as out:
-        baseline = peak_rss_bytes()
-        start = time.perf_counter()
+        baseline = reset_peak()
+        start, cpu = time.perf_counter(), time.process_time()
         records = jsonl.read_records(lines, source=source)
         for d in stage((doc.Doc(r["id"], r["text"], r["meta"]) for r in records), stats):
             jsonl.write_record(out, {"id": d.id, "text": d.text, "meta": d.meta})
-        seconds = time.perf_counter() - start
-    peak = peak_rss_bytes()
-    result = {"stage": which, "seconds": seconds, "baseline_rss": baseline, "peak_rss": peak, "stats": stats}
+        seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
+    peak = memory_status("VmHWM")
+    result = {
+        "stage": which,
+        "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
+        "baseline_rss": baseline,
+        "peak_rss": peak,
+    }
+    result["stats"] = stats
     print(json.dumps(result))
     return 0
 
