@@ -14,11 +14,59 @@ from typing import Any
 Record = dict[str, Any]
 
 WORDS = (
-    "the a cat dog bird river stone light paper garden window morning evening road city song story "
-    "small old quiet bright slow green ran sat sang walked found kept opened watched under over near "
-    "behind before after while because"
-).split()
-WORDS_NON_ASCII = "café naïve Grüße façade smörgåsbord 東京 日本語 Ελλάδα русский 🙂 déjà-vu".split()
+    "the",
+    "a",
+    "cat",
+    "dog",
+    "bird",
+    "river",
+    "stone",
+    "light",
+    "paper",
+    "garden",
+    "window",
+    "morning",
+    "evening",
+    "road",
+    "city",
+    "song",
+    "story",
+    "small",
+    "old",
+    "quiet",
+    "bright",
+    "slow",
+    "green",
+    "ran",
+    "sat",
+    "sang",
+    "walked",
+    "found",
+    "kept",
+    "opened",
+    "watched",
+    "under",
+    "over",
+    "near",
+    "behind",
+    "before",
+    "after",
+    "while",
+    "because",
+)
+WORDS_NON_ASCII = (
+    "café",
+    "naïve",
+    "Grüße",
+    "façade",
+    "smörgåsbord",
+    "東京",
+    "日本語",
+    "Ελλάδα",
+    "русский",
+    "🙂",
+    "déjà-vu",
+)
 
 # Blank lines between paragraphs: empty, or holding only spaces and tabs; one or several.
 SEPARATORS = ("\n\n", "\n\n\n", "\n \n", "\n\t\n", "\n  \t \n\n", "\n\n \n")

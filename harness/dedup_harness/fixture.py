@@ -109,7 +109,7 @@ def plan_fixture(seed: int = SEED, documents: int = DOCUMENTS) -> Plan:
     planner = Planner(seed)
     for _ in range(10):
         planner.original()
-    kinds, weights = zip(*KINDS.items())
+    kinds, weights = list(KINDS), list(KINDS.values())
     while len(planner.plan.docs) < documents:
         getattr(planner, planner.rng.choices(kinds, weights)[0])()
     return planner.plan

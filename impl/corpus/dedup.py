@@ -92,9 +92,7 @@ def exact_dedup(
     return _run(docs, rate, spool_dir, stats)
 
 
-def _run(
-    docs: Iterable[Doc], rate: float, spool_dir: str | Path | None, stats: dict[str, Any] | None
-) -> Iterator[Doc]:
+def _run(docs: Iterable[Doc], rate: float, spool_dir: str | Path | None, stats: dict[str, Any] | None) -> Iterator[Doc]:
     tally = dict.fromkeys(STATS_KEYS, 0)
     # The spool is a full copy of the corpus: the with-block removes it when the output is
     # exhausted, when the consumer calls close(), and when anything raises (KeyboardInterrupt too).
@@ -196,7 +194,7 @@ def screen(spool: Spool, bloom: BloomFilter) -> set[bytes]:
     candidates: set[bytes] = set()
     for batch in spool.record_batches():
         digests = [digest for digest, _, _ in batch]
-        for digest, present in zip(digests, bloom.screen_batch(digests)):
+        for digest, present in zip(digests, bloom.screen_batch(digests), strict=True):
             if present:
                 candidates.add(digest)
     return candidates
@@ -216,9 +214,7 @@ class Marked:
 
 def confirm(spool: Spool, candidates: set[bytes]) -> Marked:
     """Pass 3: sort-merge the candidates' occurrences; mark every occurrence after a run's first."""
-    occurrences = [
-        (digest, i, j) for batch in spool.record_batches() for digest, i, j in batch if digest in candidates
-    ]
+    occurrences = [(digest, i, j) for batch in spool.record_batches() for digest, i, j in batch if digest in candidates]
     occurrences.sort()  # equal digests become adjacent; within a digest, input order (i, then j)
     marked = Marked()
     for _, run in itertools.groupby(occurrences, key=itemgetter(0)):
