@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from dedup_harness import jsonl
 from dedup_harness.corpora import bench_corpus
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import record
+
 from dedup_harness import reference
 
 rbloom = pytest.importorskip("rbloom")

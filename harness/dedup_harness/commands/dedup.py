@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         stats = _dedup(args, err)
     except (jsonl.CorpusError, ValueError, TypeError, OSError) as exc:
-        err.print(f"dedup-harness dedup: {exc}", markup=False, highlight=False)
+        print(f"dedup-harness dedup: {exc}", file=sys.stderr)  # one plain line, never wrapped
         return 1
     if args.stats:
         with atomic_file(args.stats) as out:
