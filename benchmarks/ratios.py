@@ -22,6 +22,7 @@ def ratio_rows(results: dict[str, dict[str, Any]]) -> list[Row]:
             continue
         at_scale = n >= 1_000_000
         rows.append(_row(f"wall time, {n:,} paragraphs", ref["seconds"], ora["seconds"], "s", TIME_GOAL, at_scale))
+        rows.append(_row(f"CPU time, {n:,} paragraphs", ref["cpu_seconds"], ora["cpu_seconds"], "s", None))
         rows.append(
             _row(
                 f"peak memory per paragraph, {n:,} paragraphs",

@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import marshal
 import math
 import re
 import struct
@@ -112,14 +113,15 @@ def _run(docs: Iterable[Doc], rate: float, spool_dir: str | Path | None, stats: 
 
 
 class Spool:
-    """The stage's copy of its input: documents and digests as records with fixed-size headers.
+    """The stage's copy of its input: documents and digests as records on disk.
 
-    A document record is the byte lengths of its id, text and meta, then the id and text in UTF-8
-    and the meta as JSON (no escaping of the text: cheaper to write and read than a JSON line).
+    A document record is its (id, text, meta) in ``marshal``'s format behind its byte length: the
+    standard library's fastest exact round trip for plain data (meta is checked JSON-exact before),
+    several times cheaper than a JSON line to write and to read back.
     A digest record is (digest, i, j): the digest of paragraph j of document i.
     """
 
-    DOC = struct.Struct(">IQI")
+    LENGTH = struct.Struct(">Q")
     RECORD = struct.Struct(">32sQI")
     BATCH = 1 << 14  # records read at a time
 
@@ -129,14 +131,17 @@ class Spool:
 
     @classmethod
     def encode(cls, doc: Doc) -> bytes:
-        fields = (doc.id.encode("utf-8"), doc.text.encode("utf-8"), json.dumps(doc.meta).encode("utf-8"))
-        return cls.DOC.pack(*map(len, fields)) + b"".join(fields)
+        try:
+            blob = marshal.dumps((doc.id, doc.text, doc.meta))
+        except ValueError:  # marshal takes no subclasses (a defaultdict meta, say): keep what JSON keeps
+            blob = marshal.dumps(tuple(json.loads(json.dumps([doc.id, doc.text, doc.meta]))))
+        return cls.LENGTH.pack(len(blob)) + blob
 
     def documents(self) -> Iterator[Doc]:
         with open(self.docs_path, "rb") as records:
-            while header := records.read(self.DOC.size):
-                doc_id, text, meta = (records.read(size) for size in self.DOC.unpack(header))
-                yield Doc(doc_id.decode("utf-8"), text.decode("utf-8"), json.loads(meta))
+            while header := records.read(self.LENGTH.size):
+                doc_id, text, meta = marshal.loads(records.read(*self.LENGTH.unpack(header)))
+                yield Doc(doc_id, text, meta)
 
     def record_batches(self) -> Iterator[list[tuple[bytes, int, int]]]:
         size = self.RECORD.size * self.BATCH
