@@ -53,16 +53,17 @@ def bit_indexes_many(items: Sequence[bytes], m: int, k: int) -> U64:
     return z
 
 
-CHUNK = 4096  # items per call: big enough to pay numpy's overhead, small enough for the cache
-
-
-def batch_size(m: int) -> int:
-    """The items one call takes at most: ``CHUNK``, fewer when a (bit, item) pair must fit 64 bits."""
-    return min(CHUNK, 1 << max(0, 64 - m.bit_length()))
+CHUNK = 4096  # items per numpy pass: big enough to pay numpy's overhead, small enough for the cache
+MAX_BITS = 1 << (64 - (CHUNK - 1).bit_length())  # the largest m whose (bit, item) pairs pack into 64 bits
 
 
 def screen_batch(bits: bytearray, m: int, k: int, items: Sequence[bytes]) -> list[bool]:
-    """``BloomFilter.screen_batch`` over the filter's own bytes; needs ``len(items) <= batch_size(m)``.
+    """``BloomFilter.screen_batch`` over the filter's own bytes (``m <= MAX_BITS``), ``CHUNK`` items at a time."""
+    return [answer for s in range(0, len(items), CHUNK) for answer in _screen_chunk(bits, m, k, items[s : s + CHUNK])]
+
+
+def _screen_chunk(bits: bytearray, m: int, k: int, items: Sequence[bytes]) -> list[bool]:
+    """The answers for up to ``CHUNK`` items, in order, with the filter's bits updated.
 
     Item t reads present iff each of its bits was set before the batch or is set by an earlier item
     s < t of the batch. (An item read as present sets no new bit, so "set by an earlier item" need
