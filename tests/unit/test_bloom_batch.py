@@ -97,12 +97,3 @@ def test_the_environment_variable_forces_the_standard_library_path():
     code = "import corpus.bloom as b; print(b.USE_NUMPY)"
     assert _impl_python(code, CORPUS_BLOOM_PURE="1") == "False"
     assert _impl_python(code, CORPUS_BLOOM_PURE="0") == "True"
-
-
-def test_without_numpy_the_filter_imports_and_screens_per_item():
-    code = (
-        "import sys; sys.modules['numpy'] = None\n"  # makes `import numpy` raise ImportError
-        "import corpus.bloom as b, corpus.dedup\n"
-        "f = b.BloomFilter(5, 0.01); print(b._numpy_screen is None, f.screen_batch([b'a', b'b', b'a']))"
-    )
-    assert _impl_python(code) == "True [False, False, True]"

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from rich.console import Console
-from rich.progress import Progress, TaskID
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from dedup_harness import jsonl, reference
@@ -61,8 +61,17 @@ def _dedup(args: argparse.Namespace, err: Console) -> dict[str, Any]:
     stats: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
         source = stack.enter_context(_open_input(args.input))
-        progress = stack.enter_context(Progress(console=err, disable=args.quiet, transient=True))
-        reading = progress.add_task("spooling documents", total=None)
+        progress = stack.enter_context(
+            Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}: {task.completed:,}"),
+                TimeElapsedColumn(),
+                console=err,
+                disable=args.quiet,
+                transient=True,
+            )
+        )
+        reading = progress.add_task("documents spooled", total=None)
         records = jsonl.read_records(_counted(source, progress, reading), source=_name(args.input))
         docs = (doc.Doc(r["id"], r["text"], r["meta"]) for r in records)
         # closing(): an error or Ctrl-C while we write still closes the stage, which removes its spool.
@@ -72,7 +81,7 @@ def _dedup(args: argparse.Namespace, err: Console) -> dict[str, Any]:
             )
         )
         out = stack.enter_context(_open_output(args.output))
-        writing = progress.add_task("writing documents", total=None)
+        writing = progress.add_task("documents written (after the screen and confirm passes)", total=None)
         for d in kept:
             jsonl.write_record(out, {"id": d.id, "text": d.text, "meta": d.meta})
             progress.advance(writing)
