@@ -87,6 +87,12 @@ def test_bad_options_are_clear_errors(tmp_path: Path, capsys: Any, args: list[st
     assert left_in(tmp_path) == []
 
 
+def test_a_stats_file_in_a_missing_folder_is_a_clear_error(tmp_path: Path, capsys: Any) -> None:
+    stats = tmp_path / "no" / "stats.json"
+    assert main(["dedup", str(FIXTURE), "-o", str(tmp_path / "out.jsonl"), "--stats", str(stats), "-q"]) == 1
+    assert "No such file or directory" in capsys.readouterr().err
+
+
 def test_a_missing_input_is_a_clear_error(tmp_path: Path, capsys: Any) -> None:
     assert main(["dedup", str(tmp_path / "absent.jsonl"), "-o", str(tmp_path / "out.jsonl"), "-q"]) == 1
     assert "absent.jsonl" in capsys.readouterr().err

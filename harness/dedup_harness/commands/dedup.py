@@ -42,12 +42,12 @@ def run(args: argparse.Namespace) -> int:
     err = Console(stderr=True)
     try:
         stats = _dedup(args, err)
+        if args.stats:
+            with atomic_file(args.stats) as out:
+                out.write(json.dumps(stats, indent=2).encode("utf-8") + b"\n")
     except (jsonl.CorpusError, ValueError, TypeError, OSError) as exc:
         print(f"dedup-harness dedup: {exc}", file=sys.stderr)  # one plain line, never wrapped
         return 1
-    if args.stats:
-        with atomic_file(args.stats) as out:
-            out.write(json.dumps(stats, indent=2).encode("utf-8") + b"\n")
     if not args.quiet:
         err.print(_stats_table(stats))
     return 0
