@@ -20,6 +20,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import marshal
 import math
 import re
 import struct
@@ -45,8 +46,9 @@ STATS_KEYS: tuple[str, ...] = (
 )
 
 # A line break, then one or more blank lines' worth of spaces or tabs each ended by a line break.
-# A line break is \n or \r\n; a lone \r or any other character makes a line non-blank.
-_BLANK_LINES = re.compile(r"\r?\n(?:[ \t]*\r?\n)+")
+# A line break is \n or \r\n; a lone \r or any other character makes a line non-blank. (The \r of
+# the first break stays on the piece before it, and strip() removes it: starting at \n is faster.)
+_BLANK_LINES = re.compile(r"\n(?:[ \t]*\r?\n)+")
 
 LN2 = math.log(2)
 
@@ -111,23 +113,35 @@ def _run(docs: Iterable[Doc], rate: float, spool_dir: str | Path | None, stats: 
 
 
 class Spool:
-    """The stage's copy of its input: documents as JSON lines, digests as fixed-size records.
+    """The stage's copy of its input: documents and digests as records on disk.
 
+    A document record is its (id, text, meta) in ``marshal``'s format behind its byte length: the
+    standard library's fastest exact round trip for plain data (meta is checked JSON-exact before),
+    several times cheaper than a JSON line to write and to read back.
     A digest record is (digest, i, j): the digest of paragraph j of document i.
     """
 
+    LENGTH = struct.Struct(">Q")
     RECORD = struct.Struct(">32sQI")
     BATCH = 1 << 14  # records read at a time
 
     def __init__(self, folder: Path) -> None:
-        self.docs_path = folder / "docs.jsonl"
+        self.docs_path = folder / "docs.bin"
         self.digests_path = folder / "digests.bin"
 
+    @classmethod
+    def encode(cls, doc: Doc) -> bytes:
+        try:
+            blob = marshal.dumps((doc.id, doc.text, doc.meta))
+        except ValueError:  # marshal takes no subclasses (a defaultdict meta, say): keep what JSON keeps
+            blob = marshal.dumps(tuple(json.loads(json.dumps([doc.id, doc.text, doc.meta]))))
+        return cls.LENGTH.pack(len(blob)) + blob
+
     def documents(self) -> Iterator[Doc]:
-        with open(self.docs_path, encoding="utf-8") as lines:
-            for line in lines:
-                record = json.loads(line)
-                yield Doc(record["id"], record["text"], record["meta"])
+        with open(self.docs_path, "rb") as records:
+            while header := records.read(self.LENGTH.size):
+                doc_id, text, meta = marshal.loads(records.read(*self.LENGTH.unpack(header)))
+                yield Doc(doc_id, text, meta)
 
     def record_batches(self) -> Iterator[list[tuple[bytes, int, int]]]:
         size = self.RECORD.size * self.BATCH
@@ -139,17 +153,17 @@ class Spool:
 def spool_documents(docs: Iterable[Doc], spool: Spool) -> tuple[int, int]:
     """Pass 1: write every document and its paragraph digests to the spool. Returns (documents, paragraphs)."""
     n_docs = n_paragraphs = 0
-    with open(spool.docs_path, "w", encoding="utf-8") as lines, open(spool.digests_path, "wb") as records:
+    with open(spool.docs_path, "wb") as out, open(spool.digests_path, "wb") as records:
         for i, doc in enumerate(docs):
-            digests = _spool_one(i, doc, lines)
+            digests = _spool_one(i, doc, out)
             records.write(b"".join(spool.RECORD.pack(d, i, j) for j, d in enumerate(digests)))
             n_docs += 1
             n_paragraphs += len(digests)
     return n_docs, n_paragraphs
 
 
-def _spool_one(i: int, doc: Doc, lines: IO[str]) -> list[bytes]:
-    """Writes one document as a JSON line; returns its paragraph digests. Bad documents name themselves."""
+def _spool_one(i: int, doc: Doc, out: IO[bytes]) -> list[bytes]:
+    """Writes one document to the spool; returns its paragraph digests. Bad documents name themselves."""
     doc_id = getattr(doc, "id", None)
     if not isinstance(doc_id, str) or not isinstance(getattr(doc, "text", None), str):
         raise TypeError(f"input item {i} is not a Doc with a str id and str text: {doc!r:.200}")
@@ -157,7 +171,7 @@ def _spool_one(i: int, doc: Doc, lines: IO[str]) -> list[bytes]:
         raise ValueError(f"document {doc_id!r}: meta does not survive a JSON round trip: {doc.meta!r:.200}")
     try:
         digests = [paragraph_hash(p) for p in paragraphs(doc.text)]
-        lines.write(json.dumps({"id": doc_id, "text": doc.text, "meta": doc.meta}, ensure_ascii=False) + "\n")
+        out.write(Spool.encode(doc))
     except (UnicodeEncodeError, ValueError) as exc:
         raise ValueError(f"document {doc_id!r} cannot be spooled: {exc}") from exc
     return digests
