@@ -14,6 +14,7 @@ from __future__ import annotations
 import gc
 import json
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import resource
 import signal
@@ -164,6 +165,14 @@ def run_suite(
         )
 
 
+def start_fork_server() -> multiprocessing.context.ForkServerContext:
+    """Start the fork server now (its imports and warm-up run while the caller prepares the roots)."""
+    context = multiprocessing.context.ForkServerContext()
+    context.set_forkserver_preload(list(PRELOAD))
+    multiprocessing.forkserver.ensure_running()
+    return context
+
+
 @dataclass
 class _Running:
     root: Path
@@ -202,8 +211,7 @@ def run_suites(
 
     Results come back in the order of ``roots``; ``on_done(index, result)`` hears of each as it finishes.
     """
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(list(PRELOAD))
+    context = start_fork_server()
     child_env = {**(env or {}), "DEDUP_HARNESS_PROFILE": profile}
     if not write_bytecode:
         child_env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -249,9 +257,7 @@ def _reap(
         overran = now - run.started >= timeout
         if run.process.exitcode is None and not overran:
             continue
-        if overran and run.process.exitcode is None:
-            _kill(run.process)
-        run.process.join()
+        _kill(run.process)  # whatever the run left running in its session goes too
         output = run.log_file.read_text(encoding="utf-8", errors="replace") if run.log_file.exists() else ""
         result = read_result(
             run.root, run.outcomes_file, timed_out=overran, output=output, seconds=now - run.started, checks=checks
@@ -272,7 +278,8 @@ def _kill(process: multiprocessing.process.BaseProcess) -> None:
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        process.kill()
+        if process.exitcode is None:
+            process.kill()
     process.join()
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from dedup_harness.matrix import Matrix, Row, judge, read_kill_matrix
 from dedup_harness.outcomes import Outcome
-from dedup_harness.runner import SuiteResult, run_suites
+from dedup_harness.runner import SuiteResult, run_suites, start_fork_server
 from dedup_harness.targets import Kind, Layout, Target, build_targets
 
 DEFAULT_LAYOUT = Layout()
@@ -55,10 +55,12 @@ def verify(
     on_start: Callable[[list[Target]], None] | None = None,
 ) -> tuple[Matrix, dict[str, list[Span]]]:
     """The judged kill matrix, and where each mutant changes the reference (for reports)."""
+    start_fork_server()
+    committed = read_kill_matrix(layout.kill_matrix_file) if layout.kill_matrix_file.is_file() else None
     with tempfile.TemporaryDirectory(prefix="dedup-harness-verify-") as scratch:
         targets = build_targets(layout, Path(scratch), extra_roots)
         spans = {t.name: mutant_spans(layout.impl_root, t.root) for t in targets if t.kind is Kind.MUTANT and t.root}
-        runnable = [t for t in targets if t.root is not None]
+        runnable = run_order([t for t in targets if t.root is not None], committed)
         results: dict[str, SuiteResult] = {}
         if on_start is not None:
             on_start(runnable)
@@ -87,8 +89,19 @@ def verify(
         except _CanarySurvived:
             targets = [t for t in targets if t.kind is Kind.CANARY]
     rows = [Row(t, results.get(t.name)) for t in targets]
-    committed = read_kill_matrix(layout.kill_matrix_file) if layout.kill_matrix_file.is_file() else None
     return judge(layout.checks, rows, committed), spans
+
+
+def run_order(targets: list[Target], committed: dict[str, list[str]] | None) -> list[Target]:
+    """The canary first; then the longest runs first, so that no long run starts last and runs alone.
+
+    A run is long when few checks fail (each failing check stops early): mutants go by the size of
+    their last committed kill set, the reference (which fails nothing) first among them.
+    """
+    kills = committed or {}
+    canary = [t for t in targets if t.kind is Kind.CANARY]
+    rest = [t for t in targets if t.kind is not Kind.CANARY]
+    return canary + sorted(rest, key=lambda t: len(kills.get(t.name, ())) if t.kind is Kind.MUTANT else -1)
 
 
 def mutant_spans(reference: Path, mutant: Path) -> list[Span]:

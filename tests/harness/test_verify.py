@@ -93,3 +93,13 @@ def test_an_extra_target_gets_a_row_and_no_expectation(world: Layout) -> None:
     matrix, _ = verify(world, extra_roots=(world.impl_root,), jobs=2)
     assert matrix.breaches == []
     assert matrix.row("target").kills() == []
+
+
+def test_a_check_that_runs_out_of_time_is_a_timeout_not_a_kill(world: Layout, tmp_path: Path) -> None:
+    line = "    b = bloom_bytes_per_item\n"
+    add_mutant(world, tmp_path, "s97", line, line + "    while b:\n        pass\n", "test_rate")
+    matrix, _ = verify(world, jobs=2, check_timeout=1.0)
+    assert matrix.row("s97").outcome("test_rate") is Outcome.TIMEOUT
+    [survivor] = [b for b in matrix.breaches if b.kind is BreachKind.SURVIVOR]
+    assert (survivor.target, survivor.check) == ("s97", "test_rate")
+    assert survivor.detail.startswith("timeout, not an assertion failure")
