@@ -233,9 +233,12 @@ class Sandbox:
         self.shared = self.session / "shared"
         shutil.copytree(root, self.code / "root", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         shutil.copy2(WORKER_SCRIPT, self.code / "worker.py")
-        for folder in (self.home, self.shared):
-            folder.mkdir()
-            self._give(folder)
+        self.home.mkdir()
+        self._give(self.home)
+        # shared/ stays the grader's (0711): the worker writes only in the spool folders granted to
+        # it, and cannot rename or replace the folders the checks inspect.
+        self.shared.mkdir(mode=0o711)
+        self.shared.chmod(0o711)
         self._grant_read(self.code)
         self.python, version = interpreter(self.uid)
         self.mode = "bubblewrap" if use_bwrap and bwrap_works() else "unshare" if unshare_works() else "none"
