@@ -187,6 +187,14 @@ def test_files_outside_the_scratch_survive(tmp_path: Path, bwrap: bool) -> None:
     assert Path("/usr/lib/python3.11/json/__init__.py").exists()
 
 
+@pytest.mark.parametrize("bwrap", ISOLATIONS)
+def test_the_folder_a_check_inspects_cannot_be_swapped(tmp_path: Path, bwrap: bool) -> None:
+    """A stage that leaves its spool and swaps spool_dir for an empty folder still fails the spool check."""
+    graded = grade(hostile_source("spool_swap"), tmp_path, checks=[SPOOL], bwrap=bwrap)
+    assert graded.outcome(SPOOL) is Outcome.FAILED
+    assert "swap refused: [Errno 13] Permission denied" in graded.sidecar["student_output"]
+
+
 def test_patching_pytest_in_the_worker_forges_nothing(tmp_path: Path) -> None:
     """The worker has no pytest to patch (and patching its own copy would not touch the checks)."""
     graded = grade(hostile_source("pytest_patch"), tmp_path, checks=[HAND, REPEAT])
