@@ -31,7 +31,7 @@ from dedup_harness.worker import MAPPED as MAPPED_NAMES
 
 # The worker's list (it imports nothing of the harness, so the list lives there).
 MAPPED: dict[str, type[BaseException]] = {name: getattr(builtins, name) for name in MAPPED_NAMES}
-MAX_REPLY = 64 << 20
+MAX_REPLY = 8 << 20  # a reply is one document or a few values: more is a flood, not an answer
 DISK_WATCH = 0.25  # seconds between looks at the disk the worker uses
 PULL_BATCH = 64  # input documents sent per pull
 SEQUENCES: dict[str, Callable[[Any], Any]] = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}

@@ -117,6 +117,12 @@ def test_a_fork_bomb_is_stopped_and_cleaned_up(tmp_path: Path, bwrap: bool) -> N
     assert processes_of(graded.sidecar["protections"]["uid"]) == []
 
 
+def test_a_huge_reply_is_refused(tmp_path: Path) -> None:
+    graded = grade(hostile_source("huge_reply"), tmp_path, checks=[SPLIT])
+    assert graded.outcome(SPLIT) is Outcome.ERROR
+    assert graded.says("protocol", "the worker sent a reply over 8 MiB during paragraphs()")
+
+
 def test_a_flood_of_output_is_cut(tmp_path: Path) -> None:
     graded = grade(hostile_source("output_flood"), tmp_path, checks=[HAND])
     assert graded.outcome(HAND) is Outcome.PASSED
