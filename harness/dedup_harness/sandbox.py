@@ -70,7 +70,6 @@ class Protections:
     isolation: str  # "bubblewrap", "unshare" or "none"
     interpreter: str
     interpreter_version: str = ""
-    uid: int = -1
     user: str = ""
     network: str = ""
     process_namespace: bool = False
@@ -391,7 +390,6 @@ class Sandbox:
         p.limits = {**self.limits.rlimits(), "call_seconds": self.limits.call_seconds}
         p.limits |= {"submission_seconds": self.limits.submission_seconds, "output_bytes": self.limits.output_bytes}
         p.limits |= {"disk_bytes": self.limits.disk_bytes}
-        p.uid = self.uid if self.uid is not None else os.getuid()
         if self.uid is not None:
             p.user = f"uid {self.uid} (unprivileged, no capabilities, no new privileges)"
             p.process_limit_enforced = True

@@ -114,7 +114,7 @@ def test_a_fork_bomb_is_stopped_and_cleaned_up(tmp_path: Path, bwrap: bool) -> N
     assert graded.outcome(HAND) is Outcome.TIMEOUT
     assert graded.says("attempt", "started a process (os.fork)")
     assert graded.sidecar["protections"]["process_limit_enforced"]
-    assert processes_of(graded.sidecar["protections"]["uid"]) == []
+    assert processes_of(graded.sidecar["worker"]["uid"]) == []
 
 
 def test_a_huge_reply_is_refused(tmp_path: Path) -> None:
@@ -165,7 +165,7 @@ def test_threads_left_running_are_reported_and_killed(tmp_path: Path) -> None:
     graded = grade(hostile_source("threads_left"), tmp_path, checks=[HAND])
     assert graded.outcome(HAND) is Outcome.PASSED
     assert graded.says("threads", "left 1 thread(s) running: lingerer")
-    assert processes_of(graded.sidecar["protections"]["uid"]) == []
+    assert processes_of(graded.sidecar["worker"]["uid"]) == []
 
 
 @pytest.mark.parametrize("bwrap", ISOLATIONS)
