@@ -1,15 +1,25 @@
 """Start the grading worker behind every protection this machine offers, and take it down again.
 
-Layers, outermost first: bubblewrap when present (new network, pid, ipc and uts namespaces; only
-/usr and the session folder visible; a small tmpfs /tmp), else ``unshare --net --pid`` as root;
-``setpriv`` to a dedicated unprivileged uid when the grader is root (root ignores RLIMIT_NPROC and
-could signal or delete anything); resource limits set before exec; a scrubbed environment; the
-submission's stdout and stderr on a pipe the grader drains and truncates. ``Protections`` records
+Layers, outermost first:
+
+- bubblewrap when it works here: new network, pid, ipc and uts namespaces; only /usr and the session
+  folder are visible (the harness's own files are not); /tmp and the worker's home are small tmpfs.
+- else, as root, ``unshare``: new network, pid and mount namespaces, with an empty tmpfs mounted over
+  the harness's folders; the rest of the file system stays visible (read as an unprivileged user).
+- ``setpriv`` to a dedicated uid (1,000,000 + the grader's pid, so parallel graders never share one)
+  when the grader is root: root ignores RLIMIT_NPROC and could signal or delete anything. No
+  capabilities, no new privileges.
+- resource limits set before exec (address space, CPU, file size, open files, processes, no core);
+  a scrubbed environment; stdout and stderr on a pipe the grader drains and truncates.
+
+The interpreter is one the worker's user can run (``/usr/bin/python3`` first: a pyenv under root's
+0700 home is out of its reach), with ``-I -S``: the standard library only. ``Protections`` records
 what was in force, for the report.
 
 A session folder holds ``code/`` (the worker script and a copy of the submission root, read-only to
-the worker), ``home/`` (the worker's own scratch and working directory) and ``shared/`` (where the
-checks' temporary folders live, so a ``spool_dir`` given by a check is visible to both sides).
+the worker), ``home/`` (the worker's scratch and working directory) and ``shared/`` (the grader's,
+where the checks' temporary folders live, so a ``spool_dir`` a check passes is visible to both sides;
+the worker may write only in the spool folders granted to it).
 """
 
 from __future__ import annotations
