@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -184,6 +185,20 @@ def interpreter(uid: int | None) -> tuple[str, str]:
         if done.returncode == 0:
             return candidate, done.stdout.strip()
     raise RuntimeError(f"no Python >= 3.11 that uid {uid} can run among {candidates}")
+
+
+def processes_of(uid: int) -> list[int]:
+    """Live processes whose real uid is ``uid`` (read from /proc)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            lines = status.read_text().splitlines()
+        except OSError:
+            continue  # it ended while we looked
+        uids = next((line.split()[1:] for line in lines if line.startswith("Uid:")), [])
+        if uids and int(uids[0]) == uid:
+            found.append(int(status.parent.name))
+    return found
 
 
 def _set_limits(limits: dict[str, int]) -> None:
@@ -366,13 +381,18 @@ class Sandbox:
                 os.close(fd)
 
     def kill_strays(self) -> None:
-        """Every process of the worker's uid, even one that left the process group and namespace."""
+        """Every process of the worker's uid, even one that left the process group and namespace.
+
+        Killed from inside its uid (kill -1), again until none is left: a fork bomb forks while it dies.
+        """
         if self.uid is None:
             return
         script = "import os, signal\ntry: os.kill(-1, signal.SIGKILL)\nexcept OSError: pass"
-        subprocess.run(
-            [*drop_privileges(self.uid), self.python, "-I", "-S", "-c", script], cwd="/", check=False, timeout=20
-        )
+        deadline = time.monotonic() + 10
+        while processes_of(self.uid) and time.monotonic() < deadline:
+            command = [*drop_privileges(self.uid), self.python, "-I", "-S", "-c", script]
+            subprocess.run(command, cwd="/", check=False, timeout=20)
+            time.sleep(0.05)  # the kernel takes a moment to reap what it killed
 
     def disk_used(self) -> int:
         total = 0

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from dedup_harness.outcomes import Outcome
-from dedup_harness.sandbox import bwrap_works, unshare_works
-from grading_support import grade, hostile_source, processes_of
+from dedup_harness.sandbox import bwrap_works, processes_of, unshare_works
+from grading_support import grade, hostile_source
 
 HAND = "test_hand_example_three_documents"
 SPLIT = "test_paragraph_split_rules"
