@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import math
 import os
 from collections.abc import Generator
 from dataclasses import asdict, dataclass
@@ -112,9 +113,11 @@ def pytest_configure(config: pytest.Config) -> None:
     root = config.getoption("submission")
     if not root:
         return
+    budget = config.getoption("submission_timeout")
     limits = Limits(
         call_seconds=config.getoption("call_timeout"),
-        submission_seconds=config.getoption("submission_timeout"),
+        submission_seconds=budget,
+        cpu_seconds=math.ceil(budget) + 5,  # a worker's CPU time never outlasts the submission's wall time
         memory_bytes=config.getoption("memory_mb") << 20,
         disk_bytes=config.getoption("disk_mb") << 20,
     )
