@@ -28,6 +28,7 @@ from typing import Any
 
 from dedup_harness.sandbox import Sandbox, WorkerProcess, describe_status
 from dedup_harness.worker import MAPPED as MAPPED_NAMES
+from dedup_harness.worker import MAX_ATTEMPTS
 
 # The worker's list (it imports nothing of the harness, so the list lives there).
 MAPPED: dict[str, type[BaseException]] = {name: getattr(builtins, name) for name in MAPPED_NAMES}
@@ -475,6 +476,9 @@ class SubmissionProxy:
         event = Event(self.current_check, kind, detail)
         if kind in ("attempt", "missing") and any(e.kind == kind and e.detail == detail for e in self.events):
             return  # once per submission is enough to say it
+        # Attempt notices come from the worker, which the submission can make send anything: a few do.
+        if kind == "attempt" and sum(e.kind == kind for e in self.events) >= MAX_ATTEMPTS:
+            return
         self.events.append(event)
 
     def shutdown(self) -> None:
