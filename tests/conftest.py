@@ -18,7 +18,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from dedup_harness.seam import IMPL_KEY
 
@@ -37,6 +37,17 @@ settings.register_profile(
     max_examples=50,
     derandomize=True,
     database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+# `verify` runs the suite against fifteen targets and only asks whether a check fails: no shrink
+# phase (a failing mutant would spend seconds shrinking an example nobody reads there).
+settings.register_profile(
+    "verify",
+    deadline=None,
+    max_examples=50,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile(os.environ.get(PROFILE_ENV, "dev"))

@@ -7,6 +7,7 @@ generators depend on no implementation; the suite turns them into ``Doc`` object
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -164,3 +165,31 @@ class Plan:
             "docs_out": len(kept_texts),
         }
         return {"counts": counts, "kept_texts": kept_texts}
+
+
+def bench_corpus(seed: int, *, paragraphs: int, repeat_rate: float = 0.05, pool: int = 50_000) -> Iterator[Record]:
+    """A streamed corpus of exactly ``paragraphs`` paragraphs for benchmarks, about ``repeat_rate`` of them repeats.
+
+    A repeat is drawn from a reservoir of up to ``pool`` earlier paragraphs (every earlier one is
+    equally likely to be there), so memory stays bounded however large the corpus. Fresh paragraphs
+    are numbered, so they are distinct; each is 8 to 40 words, about the length of a real one.
+    """
+    rng = random.Random(seed)
+    words = WORDS * 8 + WORDS_NON_ASCII  # mostly ASCII, some multi-byte UTF-8
+    reservoir: list[str] = []
+    made = fresh = 0
+    while made < paragraphs:
+        paras = []
+        for _ in range(min(rng.randint(1, 9), paragraphs - made)):
+            if reservoir and rng.random() < repeat_rate:
+                paras.append(rng.choice(reservoir))
+            else:
+                p = f"{fresh}. " + " ".join(rng.choices(words, k=rng.randint(8, 40))) + "."
+                fresh += 1
+                if len(reservoir) < pool:
+                    reservoir.append(p)
+                elif (slot := rng.randrange(fresh)) < pool:
+                    reservoir[slot] = p
+                paras.append(p)
+        made += len(paras)
+        yield {"id": f"b{made}", "text": "\n\n".join(paras), "meta": {"seed": seed}}

@@ -1,7 +1,8 @@
 """A pytest plugin that records each check's outcome from pytest's own report data.
 
 Loaded with ``-p dedup_harness.outcomes --outcomes-json FILE``. A check is one test function; its
-parametrized cases fold into one outcome: ``failed`` when a case failed an assertion, ``error`` when
+parametrized cases fold into one outcome: ``failed`` when a case failed an assertion (``assert``,
+``pytest.fail``, ``pytest.raises`` that saw nothing raised), ``error`` when
 a case crashed (any other exception, a setup error), ``timeout`` when a case ran past
 ``--check-timeout`` seconds, ``passed`` otherwise. Collection errors are listed apart. No output
 text is scraped: outcomes come from the exception objects themselves.
@@ -52,7 +53,12 @@ def classify(excinfo: pytest.ExceptionInfo[BaseException] | None) -> Outcome:
         return Outcome.TIMEOUT
     error = excinfo.value
     leaves = list(error.exceptions) if isinstance(error, BaseExceptionGroup) else [error]
-    return Outcome.FAILED if all(isinstance(e, AssertionError) for e in leaves) else Outcome.ERROR
+    return Outcome.FAILED if all(is_assertion(e) for e in leaves) else Outcome.ERROR
+
+
+def is_assertion(error: BaseException) -> bool:
+    """An assertion failed: ``assert``, ``pytest.fail()``, or ``pytest.raises`` that saw nothing raised."""
+    return isinstance(error, (AssertionError, pytest.fail.Exception))
 
 
 def case_record(nodeid: str, call: pytest.CallInfo[None]) -> CaseRecord:

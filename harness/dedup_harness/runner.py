@@ -1,27 +1,39 @@
-"""Run the suite against one implementation root in its own pytest process, and read the outcomes.
+"""Run the suite against implementation roots, each in its own pytest process, and read the outcomes.
 
 The child writes per-check outcomes through the ``dedup_harness.outcomes`` plugin; the parent reads
 that JSON file, never the child's printed text. A run that outlives its wall-time limit is killed
 with its whole process group, and every check without an outcome is a ``timeout``.
+
+``run_suite`` starts one fresh interpreter (``python -m pytest``). ``run_suites`` runs many roots in
+parallel and pays the interpreter's start once: a fork server that has imported pytest, Hypothesis
+and the harness forks one child per root, and only that child imports the root's ``corpus``.
 """
 
 from __future__ import annotations
 
+import gc
 import json
+import multiprocessing
+import multiprocessing.forkserver
 import os
+import resource
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from multiprocessing.connection import wait
 from pathlib import Path
 from typing import Any
 
 from dedup_harness.checks import CHECKS
 from dedup_harness.outcomes import PRECEDENCE, Outcome
 from dedup_harness.paths import SUITE_DIR
+
+# What the fork server imports once for every child (see dedup_harness.warmup).
+PRELOAD = ("dedup_harness.warmup",)
 
 
 @dataclass
@@ -35,6 +47,7 @@ class SuiteResult:
     exitstatus: int | None = None
     seconds: float = 0.0
     output_tail: str = ""  # the last lines pytest printed, for a person reading a broken run
+    cpu_seconds: float | None = None  # the run's own CPU time, when the runner measured it (run_suites does)
 
     def failed(self) -> frozenset[str]:
         return frozenset(name for name, outcome in self.outcomes.items() if outcome is Outcome.FAILED)
@@ -46,12 +59,17 @@ def fold(cases: Sequence[Mapping[str, Any]]) -> Outcome:
     return next((outcome for outcome in PRECEDENCE if outcome in seen), Outcome.ERROR)
 
 
-def suite_command(root: Path, outcomes_file: Path, *, check_timeout: float, extra: Sequence[str] = ()) -> list[str]:
+def pytest_args(
+    root: Path,
+    outcomes_file: Path,
+    *,
+    check_timeout: float,
+    extra: Sequence[str] = (),
+    suite_dir: Path = SUITE_DIR,
+) -> list[str]:
+    """pytest's arguments for one run of the suite in ``suite_dir`` against ``root``."""
     return [
-        sys.executable,
-        "-m",
-        "pytest",
-        str(SUITE_DIR),
+        str(suite_dir),
         f"--impl={root}",
         "-p",
         "dedup_harness.outcomes",
@@ -60,7 +78,7 @@ def suite_command(root: Path, outcomes_file: Path, *, check_timeout: float, extr
         # The suite's own settings, whatever ini file lies around the working directory.
         "-c",
         os.devnull,
-        f"--rootdir={SUITE_DIR.parent}",
+        f"--rootdir={suite_dir.parent}",
         "-p",
         "no:cacheprovider",
         "-q",
@@ -68,6 +86,42 @@ def suite_command(root: Path, outcomes_file: Path, *, check_timeout: float, extr
         "-rN",
         *extra,
     ]
+
+
+def suite_command(
+    root: Path,
+    outcomes_file: Path,
+    *,
+    check_timeout: float,
+    extra: Sequence[str] = (),
+    suite_dir: Path = SUITE_DIR,
+) -> list[str]:
+    args = pytest_args(root, outcomes_file, check_timeout=check_timeout, extra=extra, suite_dir=suite_dir)
+    return [sys.executable, "-m", "pytest", *args]
+
+
+def read_result(
+    root: Path,
+    outcomes_file: Path,
+    *,
+    timed_out: bool,
+    output: str,
+    seconds: float,
+    checks: Sequence[str] = CHECKS,
+) -> SuiteResult:
+    """The SuiteResult from the plugin's JSON file (absent when the run died or was killed)."""
+    data = json.loads(outcomes_file.read_text(encoding="utf-8")) if outcomes_file.exists() else {}
+    cases: dict[str, list[dict[str, Any]]] = data.get("checks", {})
+    missing = Outcome.TIMEOUT if timed_out else Outcome.ERROR
+    return SuiteResult(
+        root=root,
+        outcomes={name: fold(cases[name]) if name in cases else missing for name in checks},
+        cases=cases,
+        collection_errors=data.get("collection_errors", []),
+        exitstatus=data.get("exitstatus"),
+        seconds=seconds,
+        output_tail="\n".join(output.splitlines()[-30:]),
+    )
 
 
 def run_suite(
@@ -78,13 +132,15 @@ def run_suite(
     profile: str = "ci",
     extra_args: Sequence[str] = (),
     env: Mapping[str, str] | None = None,
+    suite_dir: Path = SUITE_DIR,
+    checks: Sequence[str] = CHECKS,
 ) -> SuiteResult:
-    """Run the twelve checks against ``root`` in a fresh pytest process."""
+    """Run the checks against ``root`` in a fresh pytest process."""
     started = time.monotonic()
     child_env = {**os.environ, **(env or {}), "DEDUP_HARNESS_PROFILE": profile, "PYTHONDONTWRITEBYTECODE": "1"}
     with tempfile.TemporaryDirectory(prefix="dedup-harness-run-") as scratch:
         outcomes_file = Path(scratch) / "outcomes.json"
-        command = suite_command(root, outcomes_file, check_timeout=check_timeout, extra=extra_args)
+        command = suite_command(root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir)
         process = subprocess.Popen(
             command,
             cwd=scratch,
@@ -98,16 +154,150 @@ def run_suite(
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             output, _ = process.communicate()
-        data = json.loads(outcomes_file.read_text(encoding="utf-8")) if outcomes_file.exists() else {}
-    cases: dict[str, list[dict[str, Any]]] = data.get("checks", {})
-    timed_out = process.returncode is not None and process.returncode < 0
-    missing = Outcome.TIMEOUT if timed_out else Outcome.ERROR
-    return SuiteResult(
-        root=root,
-        outcomes={name: fold(cases[name]) if name in cases else missing for name in CHECKS},
-        cases=cases,
-        collection_errors=data.get("collection_errors", []),
-        exitstatus=data.get("exitstatus"),
-        seconds=time.monotonic() - started,
-        output_tail="\n".join(output.decode("utf-8", "replace").splitlines()[-30:]),
-    )
+        timed_out = process.returncode is not None and process.returncode < 0
+        return read_result(
+            root,
+            outcomes_file,
+            timed_out=timed_out,
+            output=output.decode("utf-8", "replace"),
+            seconds=time.monotonic() - started,
+            checks=checks,
+        )
+
+
+def start_fork_server() -> multiprocessing.context.ForkServerContext:
+    """Start the fork server now (its imports and warm-up run while the caller prepares the roots)."""
+    context = multiprocessing.context.ForkServerContext()
+    context.set_forkserver_preload(list(PRELOAD))
+    multiprocessing.forkserver.ensure_running()
+    return context
+
+
+@dataclass
+class _Running:
+    root: Path
+    process: multiprocessing.process.BaseProcess
+    scratch: tempfile.TemporaryDirectory[str]
+    started: float
+
+    @property
+    def outcomes_file(self) -> Path:
+        return Path(self.scratch.name) / "outcomes.json"
+
+    @property
+    def log_file(self) -> Path:
+        return Path(self.scratch.name) / "pytest.log"
+
+
+def run_suites(
+    roots: Sequence[Path],
+    *,
+    jobs: int | None = None,
+    timeout: float = 300.0,
+    check_timeout: float = 60.0,
+    profile: str = "ci",
+    extra_args: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+    suite_dir: Path = SUITE_DIR,
+    checks: Sequence[str] = CHECKS,
+    on_done: Callable[[int, SuiteResult], None] | None = None,
+    write_bytecode: bool = False,
+) -> list[SuiteResult]:
+    """Run the checks against every root, ``jobs`` at a time, each in its own forked process.
+
+    ``write_bytecode`` lets the children cache the suite's assertion-rewritten modules (in the suite's
+    ``__pycache__``), so the second and later children skip rewriting them. Leave it off for roots
+    that must stay untouched (a submission's folder).
+
+    Results come back in the order of ``roots``; ``on_done(index, result)`` hears of each as it finishes.
+    """
+    context = start_fork_server()
+    child_env = {**(env or {}), "DEDUP_HARNESS_PROFILE": profile}
+    if not write_bytecode:
+        child_env["PYTHONDONTWRITEBYTECODE"] = "1"
+    waiting = list(enumerate(roots))
+    running: dict[int, _Running] = {}
+    results: dict[int, SuiteResult] = {}
+    limit = max(1, jobs or os.cpu_count() or 1)
+    try:
+        while waiting or running:
+            while waiting and len(running) < limit:
+                index, root = waiting.pop(0)
+                scratch = tempfile.TemporaryDirectory(prefix="dedup-harness-run-")
+                outcomes_file, log_file = Path(scratch.name) / "outcomes.json", Path(scratch.name) / "pytest.log"
+                args = pytest_args(
+                    root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir
+                )
+                child_args = (args, str(log_file), scratch.name, child_env, write_bytecode)
+                process = context.Process(target=_child, args=child_args)
+                process.start()
+                run = _Running(root, process, scratch, time.monotonic())
+                running[index] = run
+            _reap(running, results, timeout=timeout, checks=checks, on_done=on_done)
+    finally:
+        for run in running.values():  # interrupted: nothing may outlive the parent
+            _kill(run.process)
+            run.scratch.cleanup()
+    return [results[index] for index in range(len(roots))]
+
+
+def _reap(
+    running: dict[int, _Running],
+    results: dict[int, SuiteResult],
+    *,
+    timeout: float,
+    checks: Sequence[str],
+    on_done: Callable[[int, SuiteResult], None] | None,
+) -> None:
+    """Wait until a child ends or the earliest deadline passes; collect what ended, kill what overran."""
+    deadline = min(run.started for run in running.values()) + timeout
+    wait([run.process.sentinel for run in running.values()], timeout=max(0.0, deadline - time.monotonic()))
+    now = time.monotonic()
+    for index, run in list(running.items()):
+        overran = now - run.started >= timeout
+        if run.process.exitcode is None and not overran:
+            continue
+        _kill(run.process)  # whatever the run left running in its session goes too
+        output = run.log_file.read_text(encoding="utf-8", errors="replace") if run.log_file.exists() else ""
+        result = read_result(
+            run.root, run.outcomes_file, timed_out=overran, output=output, seconds=now - run.started, checks=checks
+        )
+        cpu_file = Path(run.scratch.name) / "cpu_seconds"
+        result.cpu_seconds = float(cpu_file.read_text()) if cpu_file.exists() else None
+        run.scratch.cleanup()
+        del running[index]
+        results[index] = result
+        if on_done is not None:
+            on_done(index, result)
+
+
+def _kill(process: multiprocessing.process.BaseProcess) -> None:
+    """Kill the child's whole process group (it made itself a session leader), or at least the child."""
+    if process.pid is None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        if process.exitcode is None:
+            process.kill()
+    process.join()
+
+
+def _child(args: list[str], log_file: str, cwd: str, env: Mapping[str, str], write_bytecode: bool) -> None:
+    """In the forked child: a session of its own, output to a log file, then pytest in-process."""
+    gc.freeze()  # what the fork server built stays out of this child's collections (and its pages unshared)
+    os.setsid()
+    os.chdir(cwd)
+    os.environ.update(env)
+    sys.dont_write_bytecode = not write_bytecode
+    log = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    import pytest
+
+    code = pytest.main(args)
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # this child's own, since the fork
+    Path(cwd, "cpu_seconds").write_text(f"{usage.ru_utime + usage.ru_stime:.3f}")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(int(code))

@@ -12,11 +12,23 @@ An item's k bits come from SplitMix64 seeded by FNV-1a: with ``h = fnv1a_64(item
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 
 from corpus.hashing import GOLDEN_GAMMA, MASK64, fnv1a_64, splitmix64
 
 LN2 = math.log(2)
+
+# The batch path: numpy when it is installed, else none (the per-item loop below is the definition).
+_numpy_screen: Callable[[bytearray, int, int, Sequence[bytes]], list[bool]] | None
+try:
+    from corpus.bloom_numpy import MAX_BITS as _NUMPY_MAX_BITS
+    from corpus.bloom_numpy import screen_batch as _numpy_screen
+except ImportError:
+    _numpy_screen, _NUMPY_MAX_BITS = None, 0
+
+# False runs the per-item loop even where numpy is installed; CORPUS_BLOOM_PURE=1 sets it at import.
+USE_NUMPY = os.environ.get("CORPUS_BLOOM_PURE", "") in ("", "0")
 
 
 def bits_for(capacity: int, error_rate: float) -> int:
@@ -67,6 +79,8 @@ class BloomFilter:
         Exactly ``[self.contains(x) or self.insert(x) ... ]`` item by item, so an item inserted
         early in the batch can make a later one in the same batch read as present.
         """
+        if USE_NUMPY and _numpy_screen is not None and self.m <= _NUMPY_MAX_BITS:
+            return _numpy_screen(self._bits, self.m, self.k, items)  # the same answers, a batch at a time
         answers = []
         for item in items:
             present = self.contains(item)

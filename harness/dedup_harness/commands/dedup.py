@@ -1,16 +1,126 @@
-"""PLACEHOLDER: replaced by the issue that builds `dedup-harness dedup`."""
+"""`dedup-harness dedup IN.jsonl`: the reference stage over a JSON Lines corpus.
+
+Reads ``{"id", "text", "meta"}`` records (``-`` is standard input), writes the deduplicated corpus
+(``-o``, standard output by default) and prints the stage's stats on stderr when it is done. A file
+output appears only when the run succeeds; an error or Ctrl-C leaves neither it nor a spool behind.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
 
-HELP = "(not built yet)"
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from dedup_harness import jsonl, reference
+from dedup_harness.atomic import atomic_file
+
+HELP = "run the reference exact-dedup stage on a JSON Lines corpus"
+
+STDIO = "-"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    del parser
+    parser.add_argument("input", metavar="IN.jsonl", help="the corpus, one JSON record a line; - for stdin")
+    parser.add_argument("-o", "--output", metavar="OUT.jsonl", default=STDIO, help="where to write (default: stdout)")
+    parser.add_argument(
+        "--bloom-bytes-per-item", metavar="B", type=float, default=10.0, help="filter size per paragraph (default 10)"
+    )
+    parser.add_argument("--spool-dir", metavar="D", help="where the temporary spool lives (default: the temp folder)")
+    parser.add_argument("--stats", metavar="FILE", help="also write the stats as JSON to FILE")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress and no stats table on stderr")
 
 
 def run(args: argparse.Namespace) -> int:
-    del args
-    raise SystemExit("dedup-harness dedup: not built yet")
+    err = Console(stderr=True)
+    try:
+        stats = _dedup(args, err)
+        if args.stats:
+            with atomic_file(args.stats) as out:
+                out.write(json.dumps(stats, indent=2).encode("utf-8") + b"\n")
+    except (jsonl.CorpusError, ValueError, TypeError, OSError) as exc:
+        print(f"dedup-harness dedup: {exc}", file=sys.stderr)  # one plain line, never wrapped
+        return 1
+    if not args.quiet:
+        err.print(_stats_table(stats))
+    return 0
+
+
+def _dedup(args: argparse.Namespace, err: Console) -> dict[str, Any]:
+    stage = reference.load("corpus.dedup")
+    doc = reference.load("corpus.doc")
+    if args.spool_dir is not None and not Path(args.spool_dir).is_dir():
+        raise ValueError(f"--spool-dir {args.spool_dir}: not a folder")
+    stats: dict[str, Any] = {}
+    with contextlib.ExitStack() as stack:
+        source = stack.enter_context(_open_input(args.input))
+        progress = stack.enter_context(
+            Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}: {task.completed:,}"),
+                TimeElapsedColumn(),
+                console=err,
+                disable=args.quiet,
+                transient=True,
+            )
+        )
+        reading = progress.add_task("documents spooled", total=None)
+        records = jsonl.read_records(_counted(source, progress, reading), source=_name(args.input))
+        docs = (doc.Doc(r["id"], r["text"], r["meta"]) for r in records)
+        # closing(): an error or Ctrl-C while we write still closes the stage, which removes its spool.
+        kept = stack.enter_context(
+            contextlib.closing(
+                stage.exact_dedup(docs, args.bloom_bytes_per_item, spool_dir=args.spool_dir, stats=stats)
+            )
+        )
+        out = stack.enter_context(_open_output(args.output))
+        writing = progress.add_task("documents written (after the screen and confirm passes)", total=None)
+        for d in kept:
+            jsonl.write_record(out, {"id": d.id, "text": d.text, "meta": d.meta})
+            progress.advance(writing)
+    return stats
+
+
+def _counted(lines: IO[bytes], progress: Progress, task: TaskID) -> Iterator[bytes]:
+    for line in lines:
+        progress.advance(task)
+        yield line
+
+
+def _name(path: str) -> str:
+    return "<stdin>" if path == STDIO else path
+
+
+@contextlib.contextmanager
+def _open_input(path: str) -> Iterator[IO[bytes]]:
+    if path == STDIO:
+        yield sys.stdin.buffer
+        return
+    with open(path, "rb") as lines:
+        yield lines
+
+
+@contextlib.contextmanager
+def _open_output(path: str) -> Iterator[IO[bytes]]:
+    if path == STDIO:
+        yield sys.stdout.buffer
+        sys.stdout.buffer.flush()
+        return
+    with atomic_file(path) as out:
+        yield out
+
+
+def _stats_table(stats: dict[str, Any]) -> Table:
+    table = Table(title="exact dedup", show_header=False)
+    table.add_column("stat")
+    table.add_column("value", justify="right")
+    for key, value in stats.items():
+        table.add_row(key, f"{value:,}")
+    return table

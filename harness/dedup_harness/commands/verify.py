@@ -1,16 +1,121 @@
-"""PLACEHOLDER: replaced by the issue that builds `dedup-harness verify`."""
+"""`dedup-harness verify`: the canary, the reference and every mutant through the suite; the kill matrix.
+
+Exit status: 0 when the reference passes every check and every mutant fails the checks its catalogue
+entry names (and nothing else is breached: the canary fails every check, every diff applies, no
+mutant is broken, the committed kill matrix is current); 1 on any breach; 2 when verify itself
+cannot run (a bad catalogue, a bad --target, git missing).
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
+from pathlib import Path
 
-HELP = "(not built yet)"
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from dedup_harness.catalogue import CatalogueError
+from dedup_harness.matrix import BreachKind, Matrix, judge, write_kill_matrix
+from dedup_harness.mutants import ToolMissing
+from dedup_harness.runner import SuiteResult
+from dedup_harness.stryker import to_stryker
+from dedup_harness.targets import Layout, Target, check_root
+from dedup_harness.verification import Span, verify
+from dedup_harness.verify_report import render_terminal, to_json, to_markdown
+
+HELP = "run the suite against the canary, the reference and every mutant; print the kill matrix"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    del parser
+    parser.add_argument("--json", metavar="FILE", help="write the kill matrix as JSON to FILE ('-' for stdout)")
+    parser.add_argument("--markdown", metavar="FILE", help="write a Markdown summary to FILE ('-' for stdout)")
+    parser.add_argument("--stryker", metavar="FILE", help="write a Stryker mutation-testing report (schema 2) to FILE")
+    parser.add_argument(
+        "--target", metavar="ROOT", action="append", default=[], help="one more implementation root to run (repeatable)"
+    )
+    parser.add_argument("--jobs", type=int, default=None, help="suite runs at a time (default: the CPU count)")
+    parser.add_argument(
+        "--write-kill-matrix", action="store_true", help="write the measured kill sets to mutants/kill_matrix.json"
+    )
+    parser.add_argument("--check-timeout", type=float, default=60.0, metavar="SECONDS", help="time limit per case")
+    parser.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="time limit per target")
+    parser.add_argument("--profile", default="verify", help="Hypothesis profile for the runs (default: %(default)s)")
 
 
-def run(args: argparse.Namespace) -> int:
-    del args
-    raise SystemExit("dedup-harness verify: not built yet")
+def run(args: argparse.Namespace, layout: Layout | None = None) -> int:
+    layout = layout or Layout()
+    err = Console(stderr=True)
+    try:
+        roots = tuple(check_root(Path(root)) for root in args.target)
+        matrix, spans = _run_with_progress(layout, roots, args, err)
+    except (CatalogueError, ToolMissing, ValueError, OSError) as exc:
+        print(f"verify: {exc}", file=sys.stderr)  # plain: a path in the message must not be wrapped
+        return 2
+    if args.write_kill_matrix:
+        matrix = _write(matrix, layout, err)
+    _report(matrix, args, spans, layout)
+    return 0 if matrix.ok else 1
+
+
+def _run_with_progress(
+    layout: Layout, roots: tuple[Path, ...], args: argparse.Namespace, err: Console
+) -> tuple[Matrix, dict[str, list[Span]]]:
+    columns = (
+        TextColumn("verify"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+    )
+    with Progress(*columns, console=err, transient=True) as progress:
+        task = progress.add_task("", total=None)
+
+        def started(targets: list[Target]) -> None:
+            progress.update(task, total=len(targets))
+
+        def done(target: Target, result: SuiteResult) -> None:
+            progress.update(task, advance=1, description=f"{target.name} ({result.seconds:.1f}s)")
+
+        return verify(
+            layout,
+            extra_roots=roots,
+            jobs=args.jobs,
+            profile=args.profile,
+            check_timeout=args.check_timeout,
+            timeout=args.timeout,
+            on_start=started,
+            on_done=done,
+        )
+
+
+def _write(matrix: Matrix, layout: Layout, err: Console) -> Matrix:
+    """Write the measured kill sets, unless a mutant could not be judged (its set would be a guess)."""
+    unjudged = (BreachKind.CANARY_SURVIVED, BreachKind.DIFF_DOES_NOT_APPLY, BreachKind.BROKEN_MUTANT)
+    if any(b.kind in unjudged for b in matrix.breaches):
+        err.print("verify: kill matrix not written: some mutant could not be judged (see the breaches)")
+        return matrix
+    written = write_kill_matrix(matrix, layout.kill_matrix_file)
+    err.print(f"verify: wrote {layout.kill_matrix_file}", markup=False, highlight=False)
+    return judge(matrix.checks, matrix.rows, written)
+
+
+def _report(matrix: Matrix, args: argparse.Namespace, spans: dict[str, list[Span]], layout: Layout) -> None:
+    outputs = {"json": json.dumps(to_json(matrix), indent=2) + "\n", "markdown": to_markdown(matrix)}
+    to_stdout = False
+    for name, text in outputs.items():
+        destination = getattr(args, name)
+        if destination == "-":
+            sys.stdout.write(text)
+            to_stdout = True
+        elif destination:
+            Path(destination).write_text(text, encoding="utf-8")
+    if args.stryker:
+        report = to_stryker(matrix, spans, layout.impl_root)
+        Path(args.stryker).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    # The table is for people: on stdout, unless stdout carries a machine format.
+    console = Console(stderr=to_stdout)
+    if not console.is_terminal:
+        console = Console(stderr=to_stdout, width=120)  # a log file or a pipe: no reason to squeeze the table
+    render_terminal(matrix, console)

@@ -1,0 +1,61 @@
+"""`dedup-harness audit-bloom`: exit status, the table, --json, and clear errors for bad targets."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from dedup_harness import bloom_cases
+from dedup_harness.cli import main
+from dedup_harness.commands import audit_bloom
+
+from . import broken_filters
+
+# Importing rich (which the command does) moves the global random state once per process: do it at
+# collection, before the fixture that guards the global RNG takes its snapshot.
+assert audit_bloom.HELP
+
+ONE_CASE = (("power of two", 1024, 9.6),)
+
+
+@pytest.fixture
+def one_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The full grid runs in the audit tox env; here one case shows the command's wiring."""
+    monkeypatch.setattr(bloom_cases, "RATE_SIZED_GRID", ONE_CASE)
+
+
+def target(name: str) -> str:
+    return f"{broken_filters.__name__}:{name}"
+
+
+def test_a_correct_filter_exits_zero_with_a_table(one_case: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit-bloom", "reference"]) == 0
+    out = capsys.readouterr().out
+    assert "audit-bloom reference" in out and "PASS" in out and "reference: PASS" in out
+
+
+def test_a_mask_index_exits_one_and_json_names_the_cause(one_case: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit-bloom", target("MaskIndexFilter"), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["passed"] is False
+    (entry,) = report["targets"]
+    (row,) = entry["rows"]
+    assert row["verdict"] == "fail" and row["reachable_bits"] == 2
+    assert "index reduced by a mask" in row["causes"]
+    assert [f["cause"] for f in entry["findings"]] == ["index reduced by a mask", "rate above its promise"]
+
+
+def test_an_unknown_target_exits_two_naming_it(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit-bloom", "bloomier"]) == 2
+    assert "unknown target 'bloomier'" in capsys.readouterr().err
+
+
+def test_a_class_that_is_not_a_filter_exits_two_with_a_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit-bloom", target("NoInsertMethod")]) == 2
+    assert "no insert/add" in capsys.readouterr().err
+
+
+def test_a_module_that_does_not_import_exits_two(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit-bloom", "no_such_module_xyz:Bloom"]) == 2
+    assert "cannot import 'no_such_module_xyz'" in capsys.readouterr().err

@@ -1,0 +1,18 @@
+"""Third-party filters: skipped when absent from a plain run, required in the `audit` tox env."""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+import pytest
+
+REQUIRED = os.environ.get("DEDUP_HARNESS_REQUIRE_THIRD_PARTY") == "1"
+
+
+def require(module: str) -> ModuleType:
+    """The module, or a skip when it is not installed; in the audit env (the variable set) an import error fails."""
+    if REQUIRED:
+        return importlib.import_module(module)
+    return pytest.importorskip(module, reason=f"{module} is installed by `tox -e audit`")
