@@ -172,7 +172,10 @@ def system_binds() -> list[str]:
 @functools.cache
 def interpreter(uid: int | None) -> tuple[str, str]:
     """A Python >= 3.11 the worker's user can run (a pyenv under root's 0700 home cannot be), and its version."""
-    candidates = ["/usr/bin/python3", sys.executable, shutil.which("python3") or ""]
+    # A venv's python may sit in a private folder; the interpreter behind it often does not.
+    base = getattr(sys, "_base_executable", sys.executable)
+    candidates = ["/usr/bin/python3", sys.executable, base, os.path.realpath(base), "/usr/local/bin/python3"]
+    candidates.append(shutil.which("python3") or "")
     if uid is None:
         candidates.insert(0, sys.executable)
     check = "import sys, json, resource; print('%d.%d.%d' % sys.version_info[:3]); assert sys.version_info >= (3, 11)"
