@@ -25,6 +25,7 @@ the worker may write only in the spool folders granted to it).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import os
 import resource
@@ -44,6 +45,8 @@ from typing import Any
 from dedup_harness.paths import DATA_ROOT, PACKAGE_DIR
 
 WORKER_SCRIPT = Path(__file__).resolve().parent / "worker.py"
+SESSION_PREFIX = "dedup-harness-grade-"
+OWNER_FILE = "grader.pid"  # a session whose grader is gone is removed by the next grader
 UID_BASE = 1_000_000  # worker uid = UID_BASE + the grader's pid: no two live graders share one
 WORKER_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}
 
@@ -204,12 +207,52 @@ def processes_of(uid: int) -> list[int]:
     return found
 
 
-def _set_limits(limits: dict[str, int]) -> None:
+PR_SET_PDEATHSIG = 1
+
+
+@functools.cache
+def _prctl() -> Any:
+    """libc's prctl, looked up before any fork (a forked child should not load libraries)."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _set_limits(limits: dict[str, int], prctl: Any) -> None:
     for name, value in limits.items():
         kind = getattr(resource, name)
         # CPU: a soft limit sends SIGXCPU, the hard one a second later SIGKILL.
         hard = value + 1 if name == "RLIMIT_CPU" else value
         resource.setrlimit(kind, (value, hard))
+    # If the grader is killed (a run past its wall time), bwrap or unshare dies with it, and their
+    # namespaces take the worker along. (The signal follows the thread that started the worker:
+    # start workers from the thread that lives as long as the grading does.)
+    if prctl is not None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def sweep_stale_sessions() -> None:
+    """Remove what graders killed before they could clean up left: their workers and folders."""
+    for marker in Path(tempfile.gettempdir()).glob(f"{SESSION_PREFIX}*/{OWNER_FILE}"):
+        with contextlib.suppress(OSError, ValueError):
+            pid = int(marker.read_text(encoding="utf-8"))
+            if not Path(f"/proc/{pid}").exists():
+                if is_root():
+                    kill_uid(UID_BASE + pid)
+                shutil.rmtree(marker.parent, ignore_errors=True)
+
+
+def kill_uid(uid: int) -> None:
+    """Kill every process of ``uid`` from inside that uid (kill -1), until none is left.
+
+    A fork bomb forks while it dies, hence the loop.
+    """
+    kill = shutil.which("kill") or "kill"
+    deadline = time.monotonic() + 10
+    while processes_of(uid) and time.monotonic() < deadline:
+        subprocess.run([*drop_privileges(uid), kill, "-KILL", "-1"], cwd="/", check=False, capture_output=True)
+        time.sleep(0.05)  # the kernel takes a moment to reap what it killed
 
 
 class OutputTrap:
@@ -253,8 +296,10 @@ class Sandbox:
     def __init__(self, root: Path, limits: Limits, *, use_bwrap: bool = True) -> None:
         self.limits = limits
         self.uid = worker_uid()
-        self.session = Path(tempfile.mkdtemp(prefix="dedup-harness-grade-"))
+        sweep_stale_sessions()
+        self.session = Path(tempfile.mkdtemp(prefix=SESSION_PREFIX))
         self.session.chmod(0o711)
+        (self.session / OWNER_FILE).write_text(str(os.getpid()), encoding="utf-8")
         self.code = self.session / "code"
         self.home = self.session / "home"
         self.shared = self.session / "shared"
@@ -361,7 +406,7 @@ class Sandbox:
                 cwd=self.home,
                 env={**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)},
                 start_new_session=True,  # its own process group: a timeout kills all of it
-                preexec_fn=lambda: _set_limits(limits),
+                preexec_fn=functools.partial(_set_limits, limits, _prctl()),
             )
         finally:
             for fd in (request_read, reply_write, output_write):
@@ -384,18 +429,9 @@ class Sandbox:
                 os.close(fd)
 
     def kill_strays(self) -> None:
-        """Every process of the worker's uid, even one that left the process group and namespace.
-
-        Killed from inside its uid (kill -1), again until none is left: a fork bomb forks while it dies.
-        """
-        if self.uid is None:
-            return
-        script = "import os, signal\ntry: os.kill(-1, signal.SIGKILL)\nexcept OSError: pass"
-        deadline = time.monotonic() + 10
-        while processes_of(self.uid) and time.monotonic() < deadline:
-            command = [*drop_privileges(self.uid), self.python, "-I", "-S", "-c", script]
-            subprocess.run(command, cwd="/", check=False, timeout=20)
-            time.sleep(0.05)  # the kernel takes a moment to reap what it killed
+        """Every process of the worker's uid, even one that left the process group and namespace."""
+        if self.uid is not None:
+            kill_uid(self.uid)
 
     def disk_used(self) -> int:
         total = 0
