@@ -17,7 +17,8 @@ session ends writes FILE:
                                        attempt|threads|output", "detail": "..."}
       ],
       "student_output": "...",       # the submission's stdout+stderr, truncated
-      "worker": {"starts": 2, "start_seconds": [...], "used_seconds": 1.9}
+      "worker": {"uid": 1012345, "starts": 2, "start_seconds": [...], "used_seconds": 1.9}
+                                     # (what changes from run to run: keep it out of reports)
     }
 
 Limit options: --call-timeout, --submission-timeout, --memory-mb, --disk-mb, --no-bwrap (use the fallback
@@ -29,6 +30,8 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import math
+import os
 from collections.abc import Generator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -81,6 +84,7 @@ class Grading:
             "events": [asdict(e) for e in self.proxy.events],
             "student_output": self.sandbox.output(),
             "worker": {
+                "uid": self.sandbox.uid if self.sandbox.uid is not None else os.getuid(),
                 "starts": self.proxy.starts,
                 "start_seconds": [round(s, 4) for s in self.proxy.start_seconds],
                 "used_seconds": round(self.proxy.used_seconds, 3),
@@ -109,9 +113,11 @@ def pytest_configure(config: pytest.Config) -> None:
     root = config.getoption("submission")
     if not root:
         return
+    budget = config.getoption("submission_timeout")
     limits = Limits(
         call_seconds=config.getoption("call_timeout"),
-        submission_seconds=config.getoption("submission_timeout"),
+        submission_seconds=budget,
+        cpu_seconds=math.ceil(budget) + 5,  # a worker's CPU time never outlasts the submission's wall time
         memory_bytes=config.getoption("memory_mb") << 20,
         disk_bytes=config.getoption("disk_mb") << 20,
     )

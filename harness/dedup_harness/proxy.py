@@ -28,10 +28,11 @@ from typing import Any
 
 from dedup_harness.sandbox import Sandbox, WorkerProcess, describe_status
 from dedup_harness.worker import MAPPED as MAPPED_NAMES
+from dedup_harness.worker import MAX_ATTEMPTS
 
 # The worker's list (it imports nothing of the harness, so the list lives there).
 MAPPED: dict[str, type[BaseException]] = {name: getattr(builtins, name) for name in MAPPED_NAMES}
-MAX_REPLY = 64 << 20
+MAX_REPLY = 8 << 20  # a reply is one document or a few values: more is a flood, not an answer
 DISK_WATCH = 0.25  # seconds between looks at the disk the worker uses
 PULL_BATCH = 64  # input documents sent per pull
 SEQUENCES: dict[str, Callable[[Any], Any]] = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}
@@ -475,6 +476,9 @@ class SubmissionProxy:
         event = Event(self.current_check, kind, detail)
         if kind in ("attempt", "missing") and any(e.kind == kind and e.detail == detail for e in self.events):
             return  # once per submission is enough to say it
+        # Attempt notices come from the worker, which the submission can make send anything: a few do.
+        if kind == "attempt" and sum(e.kind == kind for e in self.events) >= MAX_ATTEMPTS:
+            return
         self.events.append(event)
 
     def shutdown(self) -> None:

@@ -1,20 +1,31 @@
 """Start the grading worker behind every protection this machine offers, and take it down again.
 
-Layers, outermost first: bubblewrap when present (new network, pid, ipc and uts namespaces; only
-/usr and the session folder visible; a small tmpfs /tmp), else ``unshare --net --pid`` as root;
-``setpriv`` to a dedicated unprivileged uid when the grader is root (root ignores RLIMIT_NPROC and
-could signal or delete anything); resource limits set before exec; a scrubbed environment; the
-submission's stdout and stderr on a pipe the grader drains and truncates. ``Protections`` records
+Layers, outermost first:
+
+- bubblewrap when it works here: new network, pid, ipc and uts namespaces; only /usr and the session
+  folder are visible (the harness's own files are not); /tmp and the worker's home are small tmpfs.
+- else, as root, ``unshare``: new network, pid and mount namespaces, with an empty tmpfs mounted over
+  the harness's folders; the rest of the file system stays visible (read as an unprivileged user).
+- ``setpriv`` to a dedicated uid (1,000,000 + the grader's pid, so parallel graders never share one)
+  when the grader is root: root ignores RLIMIT_NPROC and could signal or delete anything. No
+  capabilities, no new privileges.
+- resource limits set before exec (address space, CPU, file size, open files, processes, no core);
+  a scrubbed environment; stdout and stderr on a pipe the grader drains and truncates.
+
+The interpreter is one the worker's user can run (``/usr/bin/python3`` first: a pyenv under root's
+0700 home is out of its reach), with ``-I -S``: the standard library only. ``Protections`` records
 what was in force, for the report.
 
 A session folder holds ``code/`` (the worker script and a copy of the submission root, read-only to
-the worker), ``home/`` (the worker's own scratch and working directory) and ``shared/`` (where the
-checks' temporary folders live, so a ``spool_dir`` given by a check is visible to both sides).
+the worker), ``home/`` (the worker's scratch and working directory) and ``shared/`` (the grader's,
+where the checks' temporary folders live, so a ``spool_dir`` a check passes is visible to both sides;
+the worker may write only in the spool folders granted to it).
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import os
 import resource
@@ -25,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,6 +45,8 @@ from typing import Any
 from dedup_harness.paths import DATA_ROOT, PACKAGE_DIR
 
 WORKER_SCRIPT = Path(__file__).resolve().parent / "worker.py"
+SESSION_PREFIX = "dedup-harness-grade-"
+OWNER_FILE = "grader.pid"  # a session whose grader is gone is removed by the next grader
 UID_BASE = 1_000_000  # worker uid = UID_BASE + the grader's pid: no two live graders share one
 WORKER_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}
 
@@ -70,7 +84,6 @@ class Protections:
     isolation: str  # "bubblewrap", "unshare" or "none"
     interpreter: str
     interpreter_version: str = ""
-    uid: int = -1
     user: str = ""
     network: str = ""
     process_namespace: bool = False
@@ -162,7 +175,10 @@ def system_binds() -> list[str]:
 @functools.cache
 def interpreter(uid: int | None) -> tuple[str, str]:
     """A Python >= 3.11 the worker's user can run (a pyenv under root's 0700 home cannot be), and its version."""
-    candidates = ["/usr/bin/python3", sys.executable, shutil.which("python3") or ""]
+    # A venv's python may sit in a private folder; the interpreter behind it often does not.
+    base = getattr(sys, "_base_executable", sys.executable)
+    candidates = ["/usr/bin/python3", sys.executable, base, os.path.realpath(base), "/usr/local/bin/python3"]
+    candidates.append(shutil.which("python3") or "")
     if uid is None:
         candidates.insert(0, sys.executable)
     check = "import sys, json, resource; print('%d.%d.%d' % sys.version_info[:3]); assert sys.version_info >= (3, 11)"
@@ -177,12 +193,66 @@ def interpreter(uid: int | None) -> tuple[str, str]:
     raise RuntimeError(f"no Python >= 3.11 that uid {uid} can run among {candidates}")
 
 
-def _set_limits(limits: dict[str, int]) -> None:
+def processes_of(uid: int) -> list[int]:
+    """Live processes whose real uid is ``uid`` (read from /proc)."""
+    found = []
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            lines = status.read_text().splitlines()
+        except OSError:
+            continue  # it ended while we looked
+        uids = next((line.split()[1:] for line in lines if line.startswith("Uid:")), [])
+        if uids and int(uids[0]) == uid:
+            found.append(int(status.parent.name))
+    return found
+
+
+PR_SET_PDEATHSIG = 1
+
+
+@functools.cache
+def _prctl() -> Any:
+    """libc's prctl, looked up before any fork (a forked child should not load libraries)."""
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+def _set_limits(limits: dict[str, int], prctl: Any) -> None:
     for name, value in limits.items():
         kind = getattr(resource, name)
         # CPU: a soft limit sends SIGXCPU, the hard one a second later SIGKILL.
         hard = value + 1 if name == "RLIMIT_CPU" else value
         resource.setrlimit(kind, (value, hard))
+    # If the grader is killed (a run past its wall time), bwrap or unshare dies with it, and their
+    # namespaces take the worker along. (The signal follows the thread that started the worker:
+    # start workers from the thread that lives as long as the grading does.)
+    if prctl is not None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def sweep_stale_sessions() -> None:
+    """Remove what graders killed before they could clean up left: their workers and folders."""
+    for marker in Path(tempfile.gettempdir()).glob(f"{SESSION_PREFIX}*/{OWNER_FILE}"):
+        with contextlib.suppress(OSError, ValueError):
+            pid = int(marker.read_text(encoding="utf-8"))
+            if not Path(f"/proc/{pid}").exists():
+                if is_root():
+                    kill_uid(UID_BASE + pid)
+                shutil.rmtree(marker.parent, ignore_errors=True)
+
+
+def kill_uid(uid: int) -> None:
+    """Kill every process of ``uid`` from inside that uid (kill -1), until none is left.
+
+    A fork bomb forks while it dies, hence the loop.
+    """
+    kill = shutil.which("kill") or "kill"
+    deadline = time.monotonic() + 10
+    while processes_of(uid) and time.monotonic() < deadline:
+        subprocess.run([*drop_privileges(uid), kill, "-KILL", "-1"], cwd="/", check=False, capture_output=True)
+        time.sleep(0.05)  # the kernel takes a moment to reap what it killed
 
 
 class OutputTrap:
@@ -226,16 +296,21 @@ class Sandbox:
     def __init__(self, root: Path, limits: Limits, *, use_bwrap: bool = True) -> None:
         self.limits = limits
         self.uid = worker_uid()
-        self.session = Path(tempfile.mkdtemp(prefix="dedup-harness-grade-"))
+        sweep_stale_sessions()
+        self.session = Path(tempfile.mkdtemp(prefix=SESSION_PREFIX))
         self.session.chmod(0o711)
+        (self.session / OWNER_FILE).write_text(str(os.getpid()), encoding="utf-8")
         self.code = self.session / "code"
         self.home = self.session / "home"
         self.shared = self.session / "shared"
         shutil.copytree(root, self.code / "root", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
         shutil.copy2(WORKER_SCRIPT, self.code / "worker.py")
-        for folder in (self.home, self.shared):
-            folder.mkdir()
-            self._give(folder)
+        self.home.mkdir()
+        self._give(self.home)
+        # shared/ stays the grader's (0711): the worker writes only in the spool folders granted to
+        # it, and cannot rename or replace the folders the checks inspect.
+        self.shared.mkdir(mode=0o711)
+        self.shared.chmod(0o711)
         self._grant_read(self.code)
         self.python, version = interpreter(self.uid)
         self.mode = "bubblewrap" if use_bwrap and bwrap_works() else "unshare" if unshare_works() else "none"
@@ -331,7 +406,7 @@ class Sandbox:
                 cwd=self.home,
                 env={**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)},
                 start_new_session=True,  # its own process group: a timeout kills all of it
-                preexec_fn=lambda: _set_limits(limits),
+                preexec_fn=functools.partial(_set_limits, limits, _prctl()),
             )
         finally:
             for fd in (request_read, reply_write, output_write):
@@ -355,12 +430,8 @@ class Sandbox:
 
     def kill_strays(self) -> None:
         """Every process of the worker's uid, even one that left the process group and namespace."""
-        if self.uid is None:
-            return
-        script = "import os, signal\ntry: os.kill(-1, signal.SIGKILL)\nexcept OSError: pass"
-        subprocess.run(
-            [*drop_privileges(self.uid), self.python, "-I", "-S", "-c", script], cwd="/", check=False, timeout=20
-        )
+        if self.uid is not None:
+            kill_uid(self.uid)
 
     def disk_used(self) -> int:
         total = 0
@@ -388,7 +459,6 @@ class Sandbox:
         p.limits = {**self.limits.rlimits(), "call_seconds": self.limits.call_seconds}
         p.limits |= {"submission_seconds": self.limits.submission_seconds, "output_bytes": self.limits.output_bytes}
         p.limits |= {"disk_bytes": self.limits.disk_bytes}
-        p.uid = self.uid if self.uid is not None else os.getuid()
         if self.uid is not None:
             p.user = f"uid {self.uid} (unprivileged, no capabilities, no new privileges)"
             p.process_limit_enforced = True

@@ -25,6 +25,7 @@ import builtins
 import inspect
 import json
 import os
+import select
 import sys
 import threading
 import traceback
@@ -81,9 +82,10 @@ class Channel:
 
 
 class Worker:
-    def __init__(self, root: str, channel: Channel) -> None:
+    def __init__(self, root: str, channel: Channel, lifeline: threading.Thread) -> None:
         self.root = root
         self.channel = channel
+        self.lifeline = lifeline  # our own thread: not one the submission left running
         self.module: Any = None
         self.doc_type: Any = None
         self.gens: dict[int, Any] = {}
@@ -205,7 +207,8 @@ class Worker:
         elif op == "close":
             self.guarded(lambda: self.close(request["gen"]), request["gen"])
         elif op == "bye":
-            alive = [t.name for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive()]
+            ours = (threading.main_thread(), self.lifeline)
+            alive = [t.name for t in threading.enumerate() if t not in ours and t.is_alive()]
             self.reply({"ok": {"t": "list", "v": alive}})
             os._exit(0)  # never wait for the submission's threads
         else:
@@ -380,11 +383,31 @@ def steady_temp_names() -> None:
     setattr(tempfile, "_name_sequence", names)  # noqa: B010
 
 
+def die_with_grader(request_fd: int) -> threading.Thread:
+    """Exit as soon as the grader's end of the request pipe closes, even while the submission runs.
+
+    A killed grader must not leave a worker stuck in the submission's code. (The submission could
+    stop this thread; the next grader's sweep of stale sessions kills what is left of its uid.)
+    """
+
+    def watch() -> None:
+        watcher = select.poll()
+        watcher.register(request_fd, 0)  # no events asked for: only hang-up and errors wake us
+        while True:
+            if any(event & (select.POLLHUP | select.POLLERR | select.POLLNVAL) for _, event in watcher.poll()):
+                os._exit(0)
+
+    lifeline = threading.Thread(target=watch, name="dedup-harness-lifeline", daemon=True)
+    lifeline.start()
+    return lifeline
+
+
 def main() -> None:
     root, read_fd, write_fd = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    lifeline = die_with_grader(read_fd)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
     del sys.argv[1:]
-    Worker(root, Channel(read_fd, write_fd)).start()
+    Worker(root, Channel(read_fd, write_fd), lifeline).start()
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from dedup_harness.outcomes import Outcome
-from dedup_harness.sandbox import bwrap_works, unshare_works
-from grading_support import grade, hostile_source, processes_of
+from dedup_harness.sandbox import bwrap_works, processes_of, unshare_works
+from grading_support import grade, hostile_source
 
 HAND = "test_hand_example_three_documents"
 SPLIT = "test_paragraph_split_rules"
@@ -114,7 +114,13 @@ def test_a_fork_bomb_is_stopped_and_cleaned_up(tmp_path: Path, bwrap: bool) -> N
     assert graded.outcome(HAND) is Outcome.TIMEOUT
     assert graded.says("attempt", "started a process (os.fork)")
     assert graded.sidecar["protections"]["process_limit_enforced"]
-    assert processes_of(graded.sidecar["protections"]["uid"]) == []
+    assert processes_of(graded.sidecar["worker"]["uid"]) == []
+
+
+def test_a_huge_reply_is_refused(tmp_path: Path) -> None:
+    graded = grade(hostile_source("huge_reply"), tmp_path, checks=[SPLIT])
+    assert graded.outcome(SPLIT) is Outcome.ERROR
+    assert graded.says("protocol", "the worker sent a reply over 8 MiB during paragraphs()")
 
 
 def test_a_flood_of_output_is_cut(tmp_path: Path) -> None:
@@ -159,7 +165,7 @@ def test_threads_left_running_are_reported_and_killed(tmp_path: Path) -> None:
     graded = grade(hostile_source("threads_left"), tmp_path, checks=[HAND])
     assert graded.outcome(HAND) is Outcome.PASSED
     assert graded.says("threads", "left 1 thread(s) running: lingerer")
-    assert processes_of(graded.sidecar["protections"]["uid"]) == []
+    assert processes_of(graded.sidecar["worker"]["uid"]) == []
 
 
 @pytest.mark.parametrize("bwrap", ISOLATIONS)
@@ -185,6 +191,14 @@ def test_files_outside_the_scratch_survive(tmp_path: Path, bwrap: bool) -> None:
     assert graded.outcome(HAND) is Outcome.PASSED, "its functions are honest; only its import is hostile"
     assert graded.says("attempt", "tried to delete or change")
     assert Path("/usr/lib/python3.11/json/__init__.py").exists()
+
+
+@pytest.mark.parametrize("bwrap", ISOLATIONS)
+def test_the_folder_a_check_inspects_cannot_be_swapped(tmp_path: Path, bwrap: bool) -> None:
+    """A stage that leaves its spool and swaps spool_dir for an empty folder still fails the spool check."""
+    graded = grade(hostile_source("spool_swap"), tmp_path, checks=[SPOOL], bwrap=bwrap)
+    assert graded.outcome(SPOOL) is Outcome.FAILED
+    assert "swap refused: [Errno 13] Permission denied" in graded.sidecar["student_output"]
 
 
 def test_patching_pytest_in_the_worker_forges_nothing(tmp_path: Path) -> None:
