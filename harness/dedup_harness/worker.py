@@ -325,7 +325,7 @@ class Worker:
         if event == "socket.connect":
             return f"tried to open a network connection to {args[1]!r}"
         if event in ("os.kill", "os.killpg", "signal.pthread_kill"):
-            return f"tried to send signal {args[1]} to process {args[0]}"
+            return f"tried to send signal {args[1]} to other processes"  # one line, not one per pid
         if event in ("os.fork", "os.forkpty", "subprocess.Popen", "os.system", "os.posix_spawn", "os.exec"):
             return f"started a process ({event})"
         if event == "ctypes.dlopen" or (event.startswith("ctypes.") and event != "ctypes.dlsym"):
