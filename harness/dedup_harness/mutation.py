@@ -27,6 +27,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -298,23 +299,30 @@ def judge(
     statuses: Mapping[str, str],
     equivalents: Equivalents,
     *,
+    jobs: int,
     progress: Progress,
 ) -> list[Survivor]:
-    """Re-run every mutant mutmut did not detect, and judge it against the reviewed equivalents."""
+    """Re-run every mutant mutmut did not detect, ``jobs`` at a time, and judge it against the equivalents."""
     undetected = sorted(name for name, status in statuses.items() if status not in DETECTED)
     if not undetected:
         return []
     progress("checking the re-run", None, None)
     timeout = max(60.0, 10 * calibrate(scratch))
+    # `mutmut show` prints a `# name: status` line, then the diff.
+    diffs = {name: mutmut(scratch, "show", name).split("\n", 1)[-1].strip() for name in undetected}
+    outcomes: dict[str, Rerun] = {}
+    progress("re-running survivors against the whole selection", 0, len(undetected))
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {pool.submit(rerun, scratch, name, timeout=timeout): name for name in undetected}
+        for future in as_completed(futures):
+            outcomes[futures[future]] = future.result()
+            progress("re-running survivors against the whole selection", len(outcomes), len(undetected))
     survivors = []
-    for done, name in enumerate(undetected):
-        progress("re-running survivors", done, len(undetected))
-        diff = mutmut(scratch, "show", name).split("\n", 1)[-1].strip()  # after the `# name: status` line
-        key = mutant_key(name, diff)
-        outcome = rerun(scratch, name, timeout=timeout)
+    for name in undetected:
+        key = mutant_key(name, diffs[name])
         reason = equivalents.reason_by_key.get(key, "")
-        survivors.append(Survivor(name, statuses[name], key, diff, outcome, verdict_of(outcome, reason), reason))
-    progress("re-running survivors", len(undetected), len(undetected))
+        verdict = verdict_of(outcomes[name], reason)
+        survivors.append(Survivor(name, statuses[name], key, diffs[name], outcomes[name], verdict, reason))
     return survivors
 
 
@@ -360,7 +368,7 @@ def measure(run: Measurement) -> MutationReport:
         raise MutationError(f"cannot read {stats_file.name}: {exc}") from None
     statuses = parse_results(mutmut(run.scratch, "results", "--all", "true"))
     total = check_buckets(buckets, statuses)
-    survivors = judge(run.scratch, statuses, run.equivalents, progress=run.progress)
+    survivors = judge(run.scratch, statuses, run.equivalents, jobs=run.max_children, progress=run.progress)
     return MutationReport(
         mutmut_version=version("mutmut"),
         buckets={key: int(buckets[key]) for key in (*BUCKETS, "total")},

@@ -32,7 +32,6 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -82,6 +81,15 @@ def to_json(report: MutationReport) -> dict[str, Any]:
     }
 
 
+def colored_diff(diff: str) -> Text:
+    """The diff line by line, removed lines red and added ones green; never cropped (soft wrap)."""
+    text = Text()
+    for line in diff.splitlines():
+        style = "red" if line.startswith("-") else "green" if line.startswith("+") else ""
+        text.append(line + "\n", style=style)
+    return text
+
+
 def render_terminal(report: MutationReport, console: Console) -> None:
     summary = Table(title="mutmut over impl/corpus/", show_header=False, title_justify="left")
     summary.add_column(justify="left")
@@ -96,14 +104,16 @@ def render_terminal(report: MutationReport, console: Console) -> None:
     summary.add_row("unreviewed survivors", str(report.count(Verdict.SURVIVED)))
     summary.add_row("time", f"{report.seconds:.0f}s (mutmut run {report.mutmut_seconds:.0f}s)")
     console.print(summary)
+    equivalent = [s for s in report.survivors if s.verdict is Verdict.EQUIVALENT]
+    if equivalent:
+        console.print(f"\nreviewed equivalent ({report.equivalents_file}):", markup=False, highlight=False)
+        for survivor in equivalent:
+            console.print(f"  {survivor.key}: {survivor.reason}", markup=False, highlight=False, soft_wrap=True)
     for survivor in report.survivors:
-        if survivor.verdict in (Verdict.KILLED_ON_RERUN, Verdict.TIMEOUT):
-            continue
-        heading = f": {survivor.key}  ({survivor.name}, mutmut: {survivor.status})"
-        console.print(Text.assemble("\n", (str(survivor.verdict), "bold"), heading))
-        if survivor.reason:
-            console.print(f"  reason: {survivor.reason}", markup=False, highlight=False)
-        console.print(Syntax(survivor.diff, "diff", theme="ansi_dark", background_color="default"))
+        if survivor.verdict in (Verdict.SURVIVED, Verdict.ERROR):
+            heading = f": {survivor.key}  ({survivor.name}, mutmut: {survivor.status}, re-run: {survivor.rerun})"
+            console.print(Text.assemble("\n", (str(survivor.verdict), "bold"), heading), soft_wrap=True)
+            console.print(colored_diff(survivor.diff), soft_wrap=True)
     unreviewed = [s for s in report.survivors if s.verdict is Verdict.SURVIVED]
     if unreviewed:
         console.print(
@@ -114,7 +124,7 @@ def render_terminal(report: MutationReport, console: Console) -> None:
             highlight=False,
         )
         for survivor in unreviewed:
-            console.print(paste_lines(survivor.key, survivor.diff), markup=False, highlight=False)
+            console.print(paste_lines(survivor.key, survivor.diff), markup=False, highlight=False, soft_wrap=True)
     if report.stale_equivalents:
         console.print(
             f"\nnote: {len(report.stale_equivalents)} listed equivalent(s) matched no survivor this run "

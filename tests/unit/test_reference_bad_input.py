@@ -28,7 +28,7 @@ def test_a_bad_bytes_per_item_is_refused_before_any_input_is_read(bad: Any, tmp_
 
 
 def test_a_bytes_per_item_whose_rate_is_below_the_smallest_float_says_so() -> None:
-    with pytest.raises(ValueError, match="below the smallest float; use a smaller value"):
+    with pytest.raises(ValueError, match=r"false-positive rate below the smallest float; use a smaller value$"):
         exact_dedup([], 1e6)
 
 

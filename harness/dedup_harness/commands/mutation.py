@@ -78,8 +78,13 @@ def _measure_with_progress(measurement: Measurement, err: Console) -> MutationRe
     with Progress(*columns, console=err, transient=True) as progress:
         task = progress.add_task("starting mutmut", total=None)
 
+        phases: list[str] = []
+
         def update(phase: str, done: int | None, total: int | None) -> None:
             progress.update(task, description=phase, completed=done or 0, total=total)
+            if not err.is_terminal and phase not in phases:  # a log gets one line per phase
+                phases.append(phase)
+                err.print(f"mutation: {phase}", markup=False, highlight=False)
 
         measurement.progress = update
         return measure(measurement)
