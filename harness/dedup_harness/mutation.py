@@ -209,7 +209,7 @@ def report_progress(line: str, progress: Progress) -> None:
     text = line.strip().lstrip(_SPINNER).strip()
     counter = _COUNTER.match(text)
     if counter:
-        progress("mutants", int(counter["done"]), int(counter["total"]))
+        progress("testing mutants", int(counter["done"]), int(counter["total"]))
     elif text.startswith(("Generating", "Running", "Listing")):
         progress(text, None, None)
 

@@ -104,7 +104,7 @@ def render_terminal(report: MutationReport, console: Console) -> None:
     summary.add_row("unreviewed survivors", str(report.count(Verdict.SURVIVED)))
     summary.add_row("time", f"{report.seconds:.0f}s (mutmut run {report.mutmut_seconds:.0f}s)")
     console.print(summary)
-    equivalent = [s for s in report.survivors if s.verdict is Verdict.EQUIVALENT]
+    equivalent = sorted((s for s in report.survivors if s.verdict is Verdict.EQUIVALENT), key=lambda s: s.key)
     if equivalent:
         console.print(f"\nreviewed equivalent ({report.equivalents_file}):", markup=False, highlight=False)
         for survivor in equivalent:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from dedup_harness import fastest_first
 from dedup_harness.commands import mutation as command
 from dedup_harness.equivalents import (
     PLACEHOLDER,
@@ -180,7 +181,7 @@ class TestMutmutOutputs:
 
         for line in ("⠙ Running stats", "⠴ 17/410  🎉 15 🫥 0  ⏰ 0  🤔 0  🙁 2  🔇 0  🧙 0", "    done"):
             report_progress(line, record)
-        assert events == [("Running stats", None, None), ("mutants", 17, 410)]
+        assert events == [("Running stats", None, None), ("testing mutants", 17, 410)]
 
     def test_the_scratch_config_points_the_suite_at_the_mutated_copy(self) -> None:
         config = mutmut_config()
@@ -276,3 +277,17 @@ class TestCommand:
     ) -> None:
         assert command.run(namespace(tmp_path, equivalents=tmp_path / "missing.toml")) == 2
         assert "missing.toml" in capsys.readouterr().err
+
+
+class TestFastestFirst:
+    def test_durations_come_from_mutmuts_stats_file(self, tmp_path: Path) -> None:
+        stats = tmp_path / "mutmut-stats.json"
+        stats.write_text(json.dumps({"duration_by_test": {"tests/a.py::slow": 2.5, "tests/a.py::fast": 0.01}}))
+        assert fastest_first.durations(stats) == {"tests/a.py::slow": 2.5, "tests/a.py::fast": 0.01}
+
+    @pytest.mark.parametrize("text", [None, "not json", "[]", '{"duration_by_test": 3}'])
+    def test_without_a_readable_stats_file_the_order_is_left_alone(self, tmp_path: Path, text: str | None) -> None:
+        stats = tmp_path / "mutmut-stats.json"
+        if text is not None:
+            stats.write_text(text)
+        assert fastest_first.durations(stats) == {}
