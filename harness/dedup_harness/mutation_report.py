@@ -106,7 +106,9 @@ def render_terminal(report: MutationReport, console: Console) -> None:
     console.print(summary)
     equivalent = sorted((s for s in report.survivors if s.verdict is Verdict.EQUIVALENT), key=lambda s: s.key)
     if equivalent:
-        console.print(f"\nreviewed equivalent ({report.equivalents_file}):", markup=False, highlight=False)
+        console.print(
+            f"\nreviewed equivalent ({report.equivalents_file}):", markup=False, highlight=False, soft_wrap=True
+        )
         for survivor in equivalent:
             console.print(f"  {survivor.key}: {survivor.reason}", markup=False, highlight=False, soft_wrap=True)
     for survivor in report.survivors:
