@@ -153,9 +153,13 @@ def make_scratch(folder: Path) -> None:
 
 
 def child_env(**extra: str) -> dict[str, str]:
-    """The environment of every child: this harness importable, the deterministic Hypothesis profile."""
+    """The environment of every child: this harness importable, the deterministic Hypothesis profile.
+
+    UTF-8 mode off: Python turns it on by itself under a C or POSIX locale, and then open() ignores the
+    locale the spool test sets, so the mutants that drop the spool's encoding would survive there only.
+    """
     path = os.pathsep.join(p for p in (str(PACKAGE_DIR.parent), os.environ.get("PYTHONPATH", "")) if p)
-    return {**os.environ, "PYTHONPATH": path, "DEDUP_HARNESS_PROFILE": PROFILE, **extra}
+    return {**os.environ, "PYTHONPATH": path, "DEDUP_HARNESS_PROFILE": PROFILE, "PYTHONUTF8": "0", **extra}
 
 
 def mutmut(scratch: Path, *args: str) -> str:
