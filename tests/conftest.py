@@ -50,6 +50,11 @@ settings.register_profile(
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
     suppress_health_check=[HealthCheck.too_slow],
 )
+# `mutation`: mutmut runs the suite once per mutant; a mutant's verdict must not depend on luck or on
+# how slow the trampolines make a test, and nothing may be written to an example database.
+settings.register_profile(
+    "mutation", deadline=None, max_examples=50, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
+)
 settings.load_profile(os.environ.get(PROFILE_ENV, "dev"))
 
 

@@ -35,6 +35,9 @@ def test_stats_name_every_key(impl: Any, run: Run, docs: list[Doc]) -> None:
     if not docs:
         assert stats["bloom_bits"] == 80, "an empty input still sizes the filter for one paragraph: 80 bits at B=10"
         assert all(stats[key] == 0 for key in NAMES if key != "bloom_bits")
+        by_default: dict[str, Any] = {}
+        list(impl.exact_dedup(iter(docs), stats=by_default))
+        assert by_default == stats, f"bloom_bytes_per_item should default to 10; the stats differ: {by_default!r}"
 
 
 def failing_input(docs: list[Doc], error: BaseException) -> Iterator[Doc]:

@@ -45,6 +45,11 @@ class TestSizing:
         with pytest.raises(ValueError, match=re.escape(repr(rate))):
             BloomFilter(10, rate)
 
+    @pytest.mark.parametrize("capacity", [True, 2.0, "10", None])
+    def test_a_capacity_that_is_not_an_int_is_refused_by_name(self, capacity: object) -> None:
+        with pytest.raises(TypeError, match=re.escape(repr(capacity))):
+            BloomFilter(capacity, 0.1)  # type: ignore[arg-type]
+
     def test_a_negative_capacity_is_refused_by_name(self) -> None:
         with pytest.raises(ValueError, match="-1"):
             BloomFilter(-1, 0.1)

@@ -27,6 +27,11 @@ def test_a_bad_bytes_per_item_is_refused_before_any_input_is_read(bad: Any, tmp_
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_bytes_per_item_whose_rate_is_below_the_smallest_float_says_so() -> None:
+    with pytest.raises(ValueError, match=r"false-positive rate below the smallest float; use a smaller value$"):
+        exact_dedup([], 1e6)
+
+
 @pytest.mark.parametrize(
     ("doc", "error", "message"),
     [
@@ -34,6 +39,8 @@ def test_a_bad_bytes_per_item_is_refused_before_any_input_is_read(bad: Any, tmp_
         (Doc("nan-meta", "x", {"score": math.nan}), ValueError, "nan-meta"),
         (Doc("tuple-meta", "x", {"pair": (1, 2)}), ValueError, "tuple-meta"),
         (Doc("int-key", "x", {1: "one"}), ValueError, "int-key"),
+        (Doc("tuple-in-list", "x", {"pairs": [[0, 1], (1, 2)]}), ValueError, "tuple-in-list"),
+        (Doc("surrogate-meta", "x", {"note": "broken \udc80"}), ValueError, "surrogate-meta"),
         (Doc("surrogate", "fine\n\nbroken \ud800 text"), ValueError, "surrogate"),
         (Doc(42, "x"), TypeError, "item 2"),  # type: ignore[arg-type]
         ("not a doc", TypeError, "item 2"),
