@@ -114,7 +114,7 @@ def _run(docs: Iterable[Doc], rate: float, spool_dir: str | Path | None, stats: 
 class Spool:
     """The stage's copy of its input: documents as JSON lines, digests as fixed-size records.
 
-    Document lines are ASCII JSON (non-ASCII escaped): the encoder's fastest path.
+    Document lines are UTF-8, so an id, text or meta that UTF-8 cannot encode is refused.
     A digest record is (digest, i, j): the digest of paragraph j of document i.
     """
 
@@ -126,7 +126,7 @@ class Spool:
         self.digests_path = folder / "digests.bin"
 
     def documents(self) -> Iterator[Doc]:
-        with open(self.docs_path, encoding="ascii") as lines:
+        with open(self.docs_path, encoding="utf-8") as lines:
             for line in lines:
                 record = json.loads(line)
                 yield Doc(record["id"], record["text"], record["meta"])
@@ -141,7 +141,7 @@ class Spool:
 def spool_documents(docs: Iterable[Doc], spool: Spool) -> tuple[int, int]:
     """Pass 1: write every document and its paragraph digests to the spool. Returns (documents, paragraphs)."""
     n_docs = n_paragraphs = 0
-    with open(spool.docs_path, "w", encoding="ascii") as lines, open(spool.digests_path, "wb") as records:
+    with open(spool.docs_path, "w", encoding="utf-8") as lines, open(spool.digests_path, "wb") as records:
         for i, doc in enumerate(docs):
             digests = _spool_one(i, doc, lines)
             records.write(b"".join(spool.RECORD.pack(d, i, j) for j, d in enumerate(digests)))
@@ -159,7 +159,7 @@ def _spool_one(i: int, doc: Doc, lines: IO[str]) -> list[bytes]:
         raise ValueError(f"document {doc_id!r}: meta does not survive a JSON round trip: {doc.meta!r:.200}")
     try:
         digests = [paragraph_hash(p) for p in paragraphs(doc.text)]
-        lines.write(json.dumps({"id": doc_id, "text": doc.text, "meta": doc.meta}) + "\n")
+        lines.write(json.dumps({"id": doc_id, "text": doc.text, "meta": doc.meta}, ensure_ascii=False) + "\n")
     except (UnicodeEncodeError, ValueError) as exc:
         raise ValueError(f"document {doc_id!r} cannot be spooled: {exc}") from exc
     return digests
