@@ -32,6 +32,7 @@ def screen(capacity: int, rate: float, before: list[bytes], batches: list[list[b
         answers = [f.screen_batch(b) for b in batches]
     finally:
         bloom.USE_NUMPY = saved
+    assert all(type(a) is bool for answer in answers for a in answer), "screen_batch answers True or False"
     return answers, bytes(f._bits)
 
 
@@ -97,3 +98,27 @@ def test_the_environment_variable_forces_the_standard_library_path():
     code = "import corpus.bloom as b; print(b.USE_NUMPY)"
     assert _impl_python(code, CORPUS_BLOOM_PURE="1") == "False"
     assert _impl_python(code, CORPUS_BLOOM_PURE="0") == "True"
+
+
+def test_the_flag_and_the_size_limit_choose_the_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """USE_NUMPY=False never reaches numpy; with it on, numpy takes every filter up to MAX_BITS inclusive."""
+    calls: list[int] = []
+    real = bloom._numpy_screen
+
+    def spy(bits: bytearray, m: int, k: int, items: list[bytes]) -> list[bool]:
+        calls.append(m)
+        return real(bits, m, k, items)
+
+    monkeypatch.setattr(bloom, "_numpy_screen", spy)
+    f = bloom.BloomFilter(10, 0.1)
+    monkeypatch.setattr(bloom, "USE_NUMPY", False)
+    f.screen_batch([b"a"])
+    assert calls == []
+    monkeypatch.setattr(bloom, "USE_NUMPY", True)
+    f.screen_batch([b"b"])
+    monkeypatch.setattr(bloom, "_NUMPY_MAX_BITS", f.m)
+    f.screen_batch([b"c"])
+    assert calls == [f.m, f.m]
+    monkeypatch.setattr(bloom, "_NUMPY_MAX_BITS", f.m - 1)
+    f.screen_batch([b"d"])
+    assert calls == [f.m, f.m]
