@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import importlib
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from dedup_harness.paths import IMPL_ROOT
+from dedup_harness import reference
 
 
 class BloomAdapter:
@@ -47,21 +46,13 @@ class BloomAdapter:
         return [self.bit_indexes(item) for item in items]
 
 
-def import_reference_bloom() -> Any:
-    """The reference module ``corpus.bloom``, imported from the implementation root."""
-    root = str(IMPL_ROOT)
-    if root not in sys.path:
-        sys.path.insert(0, root)
-    return importlib.import_module("corpus.bloom")
-
-
 class ReferenceAdapter(BloomAdapter):
     """The reference ``BloomFilter`` (or any class with its API, such as a deliberately broken subclass)."""
 
     has_indexes = True
 
     def __init__(self, capacity: int, error_rate: float, *, cls: Any = None) -> None:
-        cls = cls if cls is not None else import_reference_bloom().BloomFilter
+        cls = cls if cls is not None else reference.load("corpus.bloom").BloomFilter
         self.filter = cls(capacity, error_rate)
         self.m = int(self.filter.m)
         self.k = int(self.filter.k)

@@ -7,12 +7,12 @@ import math
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from dedup_harness.bloom_adapters import import_reference_bloom
+from dedup_harness import reference
 from dedup_harness.bloom_formulas import rate_for_bits, spec_bits, spec_hashes
 
 from .sizes import bit_sizes
 
-bloom = import_reference_bloom()
+bloom = reference.load("corpus.bloom")
 
 
 @settings(max_examples=60)
