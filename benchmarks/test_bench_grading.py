@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from dedup_harness.checks import CHECKS
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.paths import IMPL_ROOT
 from dedup_harness.proxy import SubmissionProxy
 from dedup_harness.runner import run_suite

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 
 # What each check asserts, for a student reading a report (SPEC 5, reworded for students).
 ASSERTS: dict[str, str] = {

@@ -21,7 +21,7 @@ from typing import Any
 from dedup_harness.checks import CHECKS
 from dedup_harness.diagnosis import Diagnoser, Diagnosis
 from dedup_harness.feedback import ASSERTS, CheckFeedback, Scrubber, check_feedback
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.paths import IMPL_ROOT
 from dedup_harness.runner import SuiteResult, run_suite
 from dedup_harness.scoring import Weights
@@ -29,6 +29,11 @@ from dedup_harness.submission import SubmissionError, prepare
 
 OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
 PLUGIN = "dedup_harness.grading_plugin"
+# The grade reads outcomes and the shrunk examples from the plugins' files, never pytest's text, so it
+# skips what only costs time: Hypothesis's pytest plugin (it would write @example patches for a failing
+# property, importing libcst to do so; the example still travels in the exception's notes) and the
+# end-of-session garbage collections pytest runs to find unraisable exceptions.
+SUITE_ARGS = ("-p", PLUGIN, "-p", "no:hypothesispytest", "-p", "no:unraisableexception")
 # A fixed hash seed for the trusted suite process: pytest lists the differing items of two dicts in
 # set order, and the same submission must get the same words every time.
 STEADY_ENV = {"PYTHONHASHSEED": "0"}
@@ -92,7 +97,7 @@ def grade(path: Path, options: GradingOptions, *, name: str | None = None) -> Gr
                 profile="grading",
                 timeout=options.timeout,
                 check_timeout=options.check_timeout,
-                extra_args=["-p", PLUGIN, f"--submission={submission.root}", f"--grading-json={sidecar}"],
+                extra_args=[*SUITE_ARGS, f"--submission={submission.root}", f"--grading-json={sidecar}"],
                 env=STEADY_ENV,
             )
             data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.paths import MUTANTS_DIR
 from dedup_harness.runner import SuiteResult
 from dedup_harness.targets import Kind, Target

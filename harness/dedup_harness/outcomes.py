@@ -14,23 +14,15 @@ import json
 import signal
 from collections.abc import Generator
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 import pytest
 
+from dedup_harness.outcome import PRECEDENCE, Outcome
 
-class Outcome(StrEnum):
-    PASSED = "passed"
-    FAILED = "failed"
-    ERROR = "error"
-    TIMEOUT = "timeout"
-
-
-# When the cases of one check end differently, the check takes the first of these that occurred.
-PRECEDENCE = (Outcome.FAILED, Outcome.ERROR, Outcome.TIMEOUT, Outcome.PASSED)
+__all__ = ["PRECEDENCE", "CheckTimeout", "Outcome"]
 
 
 class CheckTimeout(BaseException):

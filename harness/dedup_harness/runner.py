@@ -4,7 +4,7 @@ The child writes per-check outcomes through the ``dedup_harness.outcomes`` plugi
 that JSON file, never the child's printed text. A run that outlives its wall-time limit is killed
 with its whole process group, and every check without an outcome is a ``timeout``.
 
-``run_suite`` starts one fresh interpreter (``python -m pytest``). ``run_suites`` runs many roots in
+``run_suite`` starts one fresh interpreter (pytest, with Hypothesis imported first). ``run_suites`` runs many roots in
 parallel and pays the interpreter's start once: a fork server that has imported pytest, Hypothesis
 and the harness forks one child per root, and only that child imports the root's ``corpus``.
 """
@@ -29,11 +29,15 @@ from pathlib import Path
 from typing import Any
 
 from dedup_harness.checks import CHECKS
-from dedup_harness.outcomes import PRECEDENCE, Outcome
+from dedup_harness.outcome import PRECEDENCE, Outcome
 from dedup_harness.paths import SUITE_DIR
 
 # What the fork server imports once for every child (see dedup_harness.warmup).
 PRELOAD = ("dedup_harness.warmup",)
+# run_suite's child: pytest, with Hypothesis imported first. pytest assertion-rewrites every module of
+# a plugin's distribution, and with bytecode writes off it would compile all of Hypothesis on every
+# run (about a second); imported first, Hypothesis is left as it is, with a warning silenced.
+BOOT = "import sys, hypothesis, pytest; sys.exit(pytest.main())"
 
 
 @dataclass
@@ -97,7 +101,7 @@ def suite_command(
     suite_dir: Path = SUITE_DIR,
 ) -> list[str]:
     args = pytest_args(root, outcomes_file, check_timeout=check_timeout, extra=extra, suite_dir=suite_dir)
-    return [sys.executable, "-m", "pytest", *args]
+    return [sys.executable, "-c", BOOT, *args, "-W", "ignore::pytest.PytestAssertRewriteWarning"]
 
 
 def read_result(

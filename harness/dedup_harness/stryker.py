@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from dedup_harness.matrix import Matrix, Row
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.targets import Kind
 from dedup_harness.verification import Span
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dedup_harness.matrix import Matrix, Row, judge, read_kill_matrix
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.runner import SuiteResult, run_suites, start_fork_server
 from dedup_harness.targets import Kind, Layout, Target, build_targets
 
@@ -39,8 +39,17 @@ class _CanarySurvived(Exception):
 # tracebacks (pytest renders one per failed case, with source) and Hypothesis's pytest plugin, whose
 # only work here would be writing @example patches for every failing property (it imports libcst for
 # that). Hypothesis itself runs as always; the falsifying example still travels in the exception's notes.
+# Nor the end-of-session garbage collections that look for unraisable exceptions (0.2 s a run).
 # The fork server has imported the harness before pytest could rewrite its asserts: that warning is noise.
-VERIFY_PYTEST_ARGS = ("--tb=no", "-p", "no:hypothesispytest", "-W", "ignore::pytest.PytestAssertRewriteWarning")
+VERIFY_PYTEST_ARGS = (
+    "--tb=no",
+    "-p",
+    "no:hypothesispytest",
+    "-p",
+    "no:unraisableexception",
+    "-W",
+    "ignore::pytest.PytestAssertRewriteWarning",
+)
 
 
 def verify(

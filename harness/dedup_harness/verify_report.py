@@ -16,7 +16,7 @@ from rich.text import Text
 
 from dedup_harness import __version__
 from dedup_harness.matrix import Matrix, Row
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.targets import Kind
 
 JSON_SCHEMA = "dedup-harness/verify/1"

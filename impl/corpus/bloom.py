@@ -82,9 +82,12 @@ class BloomFilter:
         if USE_NUMPY and _numpy_screen is not None and self.m <= _NUMPY_MAX_BITS:
             return _numpy_screen(self._bits, self.m, self.k, items)  # the same answers, a batch at a time
         answers = []
-        for item in items:
-            present = self.contains(item)
+        bits = self._bits
+        for item in items:  # contains() then insert(), with the item's bit positions computed once
+            positions = self.bit_indexes(item)
+            present = all(bits[b >> 3] & (1 << (b & 7)) for b in positions)
             if not present:
-                self.insert(item)
+                for b in positions:
+                    bits[b >> 3] |= 1 << (b & 7)
             answers.append(present)
         return answers

@@ -10,7 +10,7 @@ from dedup_harness.checks import CHECKS
 from dedup_harness.diagnosis import Diagnoser
 from dedup_harness.feedback import Scrubber
 from dedup_harness.grading import GradeReport, GradingOptions, from_result
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.runner import SuiteResult
 from dedup_harness.scoring import equal_weights
 

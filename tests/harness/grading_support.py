@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.paths import IMPL_ROOT
 from dedup_harness.runner import SuiteResult, run_suite
 from dedup_harness.submission import Submission, prepare

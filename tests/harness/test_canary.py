@@ -7,7 +7,7 @@ from pathlib import Path
 
 from dedup_harness.checks import CHECKS
 from dedup_harness.mutants import copy_root
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.paths import IMPL_ROOT
 from dedup_harness.runner import run_suites
 from dedup_harness.targets import CANARY_SOURCE

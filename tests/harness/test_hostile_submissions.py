@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.sandbox import bwrap_works, processes_of, unshare_works
 from grading_support import grade, hostile_source
 

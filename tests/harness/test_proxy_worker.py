@@ -12,9 +12,9 @@ import pytest
 
 from corpus.doc import Doc, compose
 from dedup_harness.checks import CHECKS
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.paths import IMPL_ROOT
-from dedup_harness.proxy import RemoteIterator, SubmissionProxy
+from dedup_harness.proxy import TAKE_BATCH, RemoteIterator, SubmissionExited, SubmissionProxy, WorkerCrashed
 from dedup_harness.runner import run_suite
 from dedup_harness.sandbox import Limits, Sandbox
 from dedup_harness.submission import prepare
@@ -77,6 +77,89 @@ def test_stages_compose_across_the_worker(proxy: SubmissionProxy) -> None:
     once = list(compose(proxy.exact_dedup)(iter(DOCS)))
     twice = list(compose(proxy.exact_dedup, proxy.exact_dedup)(iter(DOCS)))
     assert once == twice == [DOCS[0], Doc("b", "Three.")]
+
+
+def many_docs(count: int, chars: int = 20) -> list[Doc]:
+    return [Doc(f"d{n}", f"Paragraph {n}. " + "x" * chars, {"n": n}) for n in range(count)]
+
+
+@pytest.mark.parametrize(
+    ("count", "chars"), [(0, 20), (1, 20), (TAKE_BATCH, 20), (3 * TAKE_BATCH + 7, 20), (40, 60_000)]
+)
+def test_read_all_gives_what_list_gives_batch_after_batch(proxy: SubmissionProxy, count: int, chars: int) -> None:
+    """Batches end at TAKE_BATCH documents or at about a MiB of text; nothing is lost or doubled."""
+    docs = many_docs(count, chars)
+    by_list: dict[str, int] = {}
+    by_batches: dict[str, int] = {}
+    want = list(proxy.exact_dedup(iter(docs), 10, stats=by_list))
+    stage = proxy.exact_dedup(iter(docs), 10, stats=by_batches)
+    assert stage.read_all() == want == docs
+    assert by_batches == by_list and by_batches["docs_out"] == count
+    with pytest.raises(StopIteration):
+        next(stage)
+
+
+def test_read_all_after_next_reads_the_rest(proxy: SubmissionProxy) -> None:
+    stage = proxy.exact_dedup(iter(DOCS), 10)
+    assert next(stage) == DOCS[0]
+    assert stage.read_all() == [Doc("b", "Three.")]
+
+
+SUBMISSION = """
+import os
+from corpus.doc import Doc
+STATS_KEYS = ("docs_in",)
+def paragraphs(text): return [text]
+def paragraph_hash(p): return b"0" * 32
+def bloom_rate(b): return 0.5
+def exact_dedup(docs, bloom_bytes_per_item=10, *, spool_dir=None, stats=None):
+"""
+
+
+def submitted(tmp_path: Path, body: str) -> Iterator[SubmissionProxy]:
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    (folder / "dedup.py").write_text(SUBMISSION + body, encoding="utf-8")
+    sandbox = Sandbox(prepare(folder, tmp_path / "scratch").root, Limits(call_seconds=20))
+    proxy = SubmissionProxy(sandbox, doc_type=lambda: Doc)
+    yield proxy
+    proxy.shutdown()
+    sandbox.close()
+
+
+def test_read_all_raises_what_the_output_raised_midway(tmp_path: Path) -> None:
+    body = """
+    for n, doc in enumerate(docs):
+        if n == 300:
+            raise ZeroDivisionError("broke at 300")
+        yield doc
+"""
+    for proxy in submitted(tmp_path, body):
+        with pytest.raises(ZeroDivisionError, match="broke at 300"):
+            proxy.exact_dedup(iter(many_docs(400)), 10).read_all()
+
+
+def test_read_all_sees_os_exit_in_the_output(tmp_path: Path) -> None:
+    body = """
+    yield from docs
+    os._exit(0)
+"""
+    for proxy in submitted(tmp_path, body):
+        with pytest.raises(SubmissionExited):
+            proxy.exact_dedup(iter(many_docs(5)), 10).read_all()
+
+
+def test_a_forged_endless_empty_batch_stops_the_worker(tmp_path: Path) -> None:
+    """A submission that patches the worker's batch reply cannot make read_all loop for ever."""
+    body = """
+    yield from docs
+import __main__
+__main__.Worker.take = lambda self, gen, n: {"t": "take", "v": [], "done": False}
+"""
+    for proxy in submitted(tmp_path, body):
+        with pytest.raises(WorkerCrashed, match="malformed batch"):
+            proxy.exact_dedup(iter(many_docs(5)), 10).read_all()
+        assert [e.kind for e in proxy.events] == ["protocol"]
 
 
 def test_the_reference_graded_through_the_worker_passes_every_check(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 import jsonschema
 
 from dedup_harness.checks import CHECKS
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.reports import csv_report, gradescope, json_report, junit
 from dedup_harness.reports.summary import summarize
 from grade_fakes import buggy_report, report

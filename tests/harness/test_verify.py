@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from dedup_harness.matrix import BreachKind
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 from dedup_harness.targets import Layout
 from dedup_harness.verification import verify
 from world import KILL_SETS, add_mutant, edit, make_world

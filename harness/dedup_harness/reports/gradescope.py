@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from dedup_harness.grading import GradeReport, Status
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 
 VISIBLE = "visible"
 HIDDEN = "hidden"

@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from dedup_harness.grading import GradeReport, Status
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 
 
 def render(reports: Sequence[GradeReport]) -> str:

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dedup_harness.grading import GradeReport, Status
-from dedup_harness.outcomes import Outcome
+from dedup_harness.outcome import Outcome
 
 PROTECTIONS_SHOWN = ("isolation", "network", "user", "notes")  # the rest is in --json
 STYLE = {Outcome.PASSED: "green", Outcome.FAILED: "red", Outcome.ERROR: "magenta", Outcome.TIMEOUT: "yellow"}
