@@ -19,7 +19,7 @@ import pytest
 from conftest import record
 
 STAGE_RUN = Path(__file__).with_name("stage_run.py")
-ROUNDS = {10_000: 3, 100_000: 3, 1_000_000: 2}
+ROUNDS = {10_000: 3, 100_000: 3, 1_000_000: 3}
 
 
 def run_stage(stage: str, corpus: Path, out: Path) -> dict[str, Any]:

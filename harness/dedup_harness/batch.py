@@ -18,7 +18,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from dedup_harness.grading import GradeReport, GradingOptions, grade, unrunnable
+from dedup_harness.grading import GradeReport, GradingOptions, grade, grading_fork_server, unrunnable
 from dedup_harness.reports.csv_report import read
 
 _SHARD = re.compile(r"^(\d+)/(\d+)$")
@@ -64,8 +64,12 @@ def grade_batch(
     jobs: int,
     grader: Callable[[Path, GradingOptions, str], GradeReport] | None = None,
 ) -> list[GradeReport]:
-    """Grade every submission (a path as given), ``jobs`` at a time; reports in name order."""
-    chosen = grader or (lambda path, opts, name: grade(path, opts, name=name))
+    """Grade every submission (a path as given), ``jobs`` at a time; reports in name order.
+
+    Each suite run is a child of one warm fork server, started here, unless ``grader`` is given.
+    """
+    fork = grading_fork_server() if grader is None and submissions else None
+    chosen = grader or (lambda path, opts, name: grade(path, opts, name=name, fork=fork))
 
     def run(path: Path, opts: GradingOptions, name: str) -> GradeReport:
         try:

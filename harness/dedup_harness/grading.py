@@ -15,6 +15,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from multiprocessing.context import ForkServerContext
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from dedup_harness.diagnosis import Diagnoser, Diagnosis
 from dedup_harness.feedback import ASSERTS, CheckFeedback, Scrubber, check_feedback
 from dedup_harness.outcome import Outcome
 from dedup_harness.paths import IMPL_ROOT
-from dedup_harness.runner import SuiteResult, run_suite
+from dedup_harness.runner import SuiteResult, run_suite, start_fork_server
 from dedup_harness.scoring import Weights
 from dedup_harness.submission import SubmissionError, prepare
 
@@ -81,8 +82,14 @@ class GradingOptions:
     check_timeout: float = 60.0  # seconds per case
 
 
-def grade(path: Path, options: GradingOptions, *, name: str | None = None) -> GradeReport:
-    """Grade the submission at ``path``: prepare its root, run the checks through the isolated worker."""
+def grade(
+    path: Path, options: GradingOptions, *, name: str | None = None, fork: ForkServerContext | None = None
+) -> GradeReport:
+    """Grade the submission at ``path``: prepare its root, run the checks through the isolated worker.
+
+    ``fork`` (from ``grading_fork_server``) runs the suite in a child of a warm fork server instead
+    of a fresh interpreter: a batch saves the interpreter's start and imports on every submission.
+    """
     started = time.monotonic()
     label = name if name is not None else str(path)
     with tempfile.TemporaryDirectory(prefix="dedup-harness-grade-") as scratch:
@@ -99,11 +106,17 @@ def grade(path: Path, options: GradingOptions, *, name: str | None = None) -> Gr
                 check_timeout=options.check_timeout,
                 extra_args=[*SUITE_ARGS, f"--submission={submission.root}", f"--grading-json={sidecar}"],
                 env=STEADY_ENV,
+                fork=fork,
             )
             data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
             report = from_sidecar(label, result, options, data, [p.message for p in submission.problems])
     report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+def grading_fork_server() -> ForkServerContext:
+    """The fork server for ``grade(fork=...)``, its hash seed fixed as STEADY_ENV fixes a fresh process's."""
+    return start_fork_server(hash_seed=STEADY_ENV["PYTHONHASHSEED"])
 
 
 def from_sidecar(

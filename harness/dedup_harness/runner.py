@@ -36,7 +36,7 @@ from dedup_harness.paths import SUITE_DIR
 PRELOAD = ("dedup_harness.warmup",)
 # run_suite's child: pytest, with Hypothesis imported first. pytest assertion-rewrites every module of
 # a plugin's distribution, and with bytecode writes off it would compile all of Hypothesis on every
-# run (about a second); imported first, Hypothesis is left as it is, with a warning silenced.
+# run (about a second); imported first, Hypothesis is left as it is (pytest_args silences the warning).
 BOOT = "import sys, hypothesis, pytest; sys.exit(pytest.main())"
 
 
@@ -88,6 +88,9 @@ def pytest_args(
         "-q",
         "--no-header",
         "-rN",
+        # Hypothesis (see BOOT), or a fork server's harness, is imported before pytest could rewrite it.
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
         *extra,
     ]
 
@@ -101,7 +104,7 @@ def suite_command(
     suite_dir: Path = SUITE_DIR,
 ) -> list[str]:
     args = pytest_args(root, outcomes_file, check_timeout=check_timeout, extra=extra, suite_dir=suite_dir)
-    return [sys.executable, "-c", BOOT, *args, "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    return [sys.executable, "-c", BOOT, *args]
 
 
 def read_result(
@@ -138,42 +141,81 @@ def run_suite(
     env: Mapping[str, str] | None = None,
     suite_dir: Path = SUITE_DIR,
     checks: Sequence[str] = CHECKS,
+    fork: multiprocessing.context.ForkServerContext | None = None,
 ) -> SuiteResult:
-    """Run the checks against ``root`` in a fresh pytest process."""
+    """Run the checks against ``root`` in a fresh pytest process (forked from ``fork``'s server when given)."""
     started = time.monotonic()
     child_env = {**os.environ, **(env or {}), "DEDUP_HARNESS_PROFILE": profile, "PYTHONDONTWRITEBYTECODE": "1"}
     with tempfile.TemporaryDirectory(prefix="dedup-harness-run-") as scratch:
         outcomes_file = Path(scratch) / "outcomes.json"
-        command = suite_command(root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir)
-        process = subprocess.Popen(
-            command,
-            cwd=scratch,
-            env=child_env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # so a timeout can kill everything the run started
-        )
-        try:
-            output, _ = process.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            output, _ = process.communicate()
-        timed_out = process.returncode is not None and process.returncode < 0
+        if fork is not None:
+            args = pytest_args(root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir)
+            output, timed_out = _run_forked(fork, args, scratch, child_env, timeout)
+        else:
+            command = suite_command(
+                root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir
+            )
+            output, timed_out = _run_process(command, scratch, child_env, timeout)
         return read_result(
-            root,
-            outcomes_file,
-            timed_out=timed_out,
-            output=output.decode("utf-8", "replace"),
-            seconds=time.monotonic() - started,
-            checks=checks,
+            root, outcomes_file, timed_out=timed_out, output=output, seconds=time.monotonic() - started, checks=checks
         )
 
 
-def start_fork_server() -> multiprocessing.context.ForkServerContext:
-    """Start the fork server now (its imports and warm-up run while the caller prepares the roots)."""
+def _run_process(command: list[str], cwd: str, env: Mapping[str, str], timeout: float) -> tuple[str, bool]:
+    """Run ``command`` to its end or its time limit; returns (its output, whether it was killed)."""
+    process = subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # so a timeout can kill everything the run started
+    )
+    try:
+        output, _ = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        output, _ = process.communicate()
+    timed_out = process.returncode is not None and process.returncode < 0
+    return output.decode("utf-8", "replace"), timed_out
+
+
+def _run_forked(
+    context: multiprocessing.context.ForkServerContext,
+    args: list[str],
+    cwd: str,
+    env: Mapping[str, str],
+    timeout: float,
+) -> tuple[str, bool]:
+    """pytest with ``args`` in a child of the fork server; returns (its output, whether it was killed)."""
+    log_file = Path(cwd) / "pytest.log"
+    process = context.Process(target=_child, args=(args, str(log_file), cwd, dict(env), False))
+    process.start()
+    process.join(timeout)
+    timed_out = process.exitcode is None
+    _kill(process)  # and whatever the run left running in its session
+    output = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
+    return output, timed_out
+
+
+def start_fork_server(*, hash_seed: str | None = None) -> multiprocessing.context.ForkServerContext:
+    """Start the fork server now (its imports and warm-up run while the caller prepares the roots).
+
+    Every child shares the server's hash seed; ``hash_seed`` fixes it, if this call is the one that
+    starts the server (there is one per process).
+    """
     context = multiprocessing.context.ForkServerContext()
     context.set_forkserver_preload(list(PRELOAD))
-    multiprocessing.forkserver.ensure_running()
+    saved = os.environ.get("PYTHONHASHSEED")
+    if hash_seed is not None:
+        os.environ["PYTHONHASHSEED"] = hash_seed  # the server is a fresh interpreter: it reads this at start
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONHASHSEED", None)
+        else:
+            os.environ["PYTHONHASHSEED"] = saved
     return context
 
 

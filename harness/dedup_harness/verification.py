@@ -40,16 +40,7 @@ class _CanarySurvived(Exception):
 # only work here would be writing @example patches for every failing property (it imports libcst for
 # that). Hypothesis itself runs as always; the falsifying example still travels in the exception's notes.
 # Nor the end-of-session garbage collections that look for unraisable exceptions (0.2 s a run).
-# The fork server has imported the harness before pytest could rewrite its asserts: that warning is noise.
-VERIFY_PYTEST_ARGS = (
-    "--tb=no",
-    "-p",
-    "no:hypothesispytest",
-    "-p",
-    "no:unraisableexception",
-    "-W",
-    "ignore::pytest.PytestAssertRewriteWarning",
-)
+VERIFY_PYTEST_ARGS = ("--tb=no", "-p", "no:hypothesispytest", "-p", "no:unraisableexception")
 
 
 def verify(

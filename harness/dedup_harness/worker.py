@@ -13,8 +13,9 @@ Only builtin types and Doc cross; anything else is refused with a TypeError.
 Requests: ``call`` (fn, args, kwargs), ``next`` / ``close`` (gen), ``take`` (gen, n: a batch of up
 to n outputs and whether the output is over, for a caller that reads it to the end), ``bye``.
 While a call runs, the worker may ask the grader for the next input document (``pull``); the
-grader answers ``item``, ``stop`` or ``raise`` and may itself send nested requests first. Every reply carries the current
-contents of the mirrored dicts (the caller's ``stats``) and the new attempts an audit hook noticed.
+grader answers ``item``, ``stop`` or ``raise`` and may itself send nested requests first. Every
+reply carries the current contents of the mirrored dicts (the caller's ``stats``) and the new
+attempts an audit hook noticed.
 
 Nothing here is a protection: the submission shares this process and can tamper with it. The
 protections are outside (uid, namespaces, limits); whatever this process says is checked by the grader.

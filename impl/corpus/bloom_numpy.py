@@ -10,6 +10,9 @@ uint64 arithmetic in numpy wraps around, so a multiplication there is exactly "m
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -58,24 +61,39 @@ MAX_BITS = 1 << (64 - (CHUNK - 1).bit_length())  # the largest m whose (bit, ite
 
 
 def screen_batch(bits: bytearray, m: int, k: int, items: Sequence[bytes]) -> list[bool]:
-    """``BloomFilter.screen_batch`` over the filter's own bytes (``m <= MAX_BITS``), ``CHUNK`` items at a time."""
-    return [answer for s in range(0, len(items), CHUNK) for answer in _screen_chunk(bits, m, k, items[s : s + CHUNK])]
+    """``BloomFilter.screen_batch`` over the filter's own bytes (``m <= MAX_BITS``), ``CHUNK`` items at a time.
 
-
-def _screen_chunk(bits: bytearray, m: int, k: int, items: Sequence[bytes]) -> list[bool]:
-    """The answers for up to ``CHUNK`` items, in order, with the filter's bits updated.
-
-    Item t reads present iff each of its bits was set before the batch or is set by an earlier item
-    s < t of the batch. (An item read as present sets no new bit, so "set by an earlier item" need
-    not ask whether that item was inserted.) Sorting the (bit, item) pairs finds each unset bit's
-    first setter: an item that first sets any of its bits reads as new, and so does an item whose
-    own k positions repeat a bit nobody set before it. The sort also makes the reads and writes of
-    the filter walk it in order, which is kinder to the cache than k random probes per item.
+    What a chunk asks of the filter does not depend on the filter, only the answers do; so while one
+    chunk meets the filter, a helper thread already works out the next (numpy lets go of the GIL for
+    the heavy steps). The answers are the same as one chunk after the other.
     """
-    n = len(items)
-    if n == 0:
-        return []
     store = np.frombuffer(bits, dtype=np.uint8)  # a writable view: the bytearray itself is updated
+    answers: list[bool] = []
+    with ThreadPoolExecutor(1) as helper:
+        ahead = None  # the chunk the helper is working out
+        for s in range(0, len(items), CHUNK):
+            chunk = ahead
+            ahead = helper.submit(_chunk_bits, items[s : s + CHUNK], m, k)
+            if chunk is not None:
+                answers += _meet_filter(store, chunk.result())
+        if ahead is not None:
+            answers += _meet_filter(store, ahead.result())
+    return answers
+
+
+@dataclass(frozen=True)
+class ChunkBits:
+    """Every distinct bit a chunk's items hash to, ascending, and the earliest item that has it."""
+
+    count: int  # items in the chunk
+    byte: NDArray[np.int64]  # bit b is bit b & 7 of byte b >> 3 ...
+    mask: NDArray[np.uint8]  # ... that is, byte[i] & mask[i]
+    owner: NDArray[np.int64]  # the place in the chunk of the earliest item with that bit
+
+
+def _chunk_bits(items: Sequence[bytes], m: int, k: int) -> ChunkBits:
+    """The chunk's bits and their earliest owners: sort (bit, item) pairs, keep the first pair of each bit."""
+    n = len(items)
     shift = np.uint64(max(1, (n - 1).bit_length()))
     pairs = bit_indexes_many(items, m, k)
     pairs <<= shift
@@ -83,30 +101,48 @@ def _screen_chunk(bits: bytearray, m: int, k: int, items: Sequence[bytes]) -> li
     pairs = pairs.ravel()
     pairs.sort()  # by bit, then by item
     bit = pairs >> shift
-    unset = (store[(bit >> np.uint64(3)).view(np.int64)] >> (bit & np.uint64(7)).astype(np.uint8)) & np.uint8(1) == 0
-    bit = bit[unset]
-    setter = (pairs[unset] & ((np.uint64(1) << shift) - np.uint64(1))).view(np.int64)
-    present = np.ones(n, dtype=bool)
-    if bit.size:
-        first = np.empty(bit.size, dtype=bool)
-        first[0] = True
-        np.not_equal(bit[1:], bit[:-1], out=first[1:])
-        present[setter[first]] = False  # the first setter of a bit cannot have read it as set
-        _set_bits(store, bit[first])
+    first = _run_starts(bit)
+    bit, pairs = bit[first], pairs[first]
+    return ChunkBits(
+        count=n,
+        byte=(bit >> np.uint64(3)).view(np.int64),
+        mask=np.left_shift(np.uint8(1), (bit & np.uint64(7)).astype(np.uint8)),
+        owner=(pairs & ((np.uint64(1) << shift) - np.uint64(1))).view(np.int64),
+    )
+
+
+def _meet_filter(store: NDArray[np.uint8], chunk: ChunkBits) -> list[bool]:
+    """The answers for one chunk's items, in order, with the filter's bits updated.
+
+    Item t reads present iff each of its bits was set before the chunk or belongs to an earlier
+    item s < t of the chunk. (An earlier item that read present has only bits already set, so
+    "belongs to" may stand for "was set by".) So an item reads new exactly when it is the earliest
+    owner of some bit the filter did not have: the owners of the unset bits are the new items, and
+    setting those bits inserts them. The bits come in ascending order, so the reads and writes walk
+    the filter in order, which is kinder to the cache than k random probes per item.
+    """
+    unset = store[chunk.byte] & chunk.mask == 0
+    present = np.ones(chunk.count, dtype=bool)
+    present[chunk.owner[unset]] = False
+    _set_bits(store, chunk.byte[unset], chunk.mask[unset])
     return present.tolist()
 
 
-def _set_bits(store: NDArray[np.uint8], positions: U64) -> None:
-    """Set each of the distinct, ascending bit ``positions`` in ``store`` (bit b is bit b & 7 of byte b >> 3).
+def _run_starts(values: NDArray[Any]) -> NDArray[np.bool_]:
+    """True where a sorted array's value differs from the one before it (and at the start)."""
+    starts = np.empty(values.size, dtype=bool)
+    starts[:1] = True
+    np.not_equal(values[1:], values[:-1], out=starts[1:])
+    return starts
+
+
+def _set_bits(store: NDArray[np.uint8], byte: NDArray[np.int64], mask: NDArray[np.uint8]) -> None:
+    """``store[byte[i]] |= mask[i]`` for every i, where ``byte`` is ascending and may repeat.
 
     A fancy-indexed ``|=`` keeps one write per repeated byte, so each round sets the first bit of every
     byte still waiting and leaves the rest for the next round: at most 8 rounds, most bytes done in one.
     """
-    byte = (positions >> np.uint64(3)).view(np.int64)
-    masks = np.left_shift(np.uint8(1), (positions & np.uint64(7)).astype(np.uint8))
     while byte.size:
-        first = np.empty(byte.size, dtype=bool)
-        first[0] = True
-        np.not_equal(byte[1:], byte[:-1], out=first[1:])
-        store[byte[first]] |= masks[first]
-        byte, masks = byte[~first], masks[~first]
+        first = _run_starts(byte)
+        store[byte[first]] |= mask[first]
+        byte, mask = byte[~first], mask[~first]

@@ -51,11 +51,14 @@ _BLANK_LINES = re.compile(r"\n(?:[ \t]*\r?\n)+")
 
 LN2 = math.log(2)
 
+# The spool's JSON: UTF-8 text as it is (the file's encoding refuses what UTF-8 cannot encode), made by
+# one encoder for every line (json.dumps would build a new one per call).
+SPOOL_JSON = json.JSONEncoder(ensure_ascii=False)
+
 
 def paragraphs(text: str) -> list[str]:
     """The paragraphs of ``text``: the pieces between blank lines, stripped, empty pieces skipped."""
-    pieces = (piece.strip() for piece in _BLANK_LINES.split(text))
-    return [piece for piece in pieces if piece]
+    return [piece for piece in map(str.strip, _BLANK_LINES.split(text)) if piece]
 
 
 def paragraph_hash(p: str) -> bytes:
@@ -144,7 +147,7 @@ def spool_documents(docs: Iterable[Doc], spool: Spool) -> tuple[int, int]:
     with open(spool.docs_path, "w", encoding="utf-8") as lines, open(spool.digests_path, "wb") as records:
         for i, doc in enumerate(docs):
             digests = _spool_one(i, doc, lines)
-            records.write(b"".join(spool.RECORD.pack(d, i, j) for j, d in enumerate(digests)))
+            records.write(b"".join([spool.RECORD.pack(d, i, j) for j, d in enumerate(digests)]))
             n_docs += 1
             n_paragraphs += len(digests)
     return n_docs, n_paragraphs
@@ -159,7 +162,7 @@ def _spool_one(i: int, doc: Doc, lines: IO[str]) -> list[bytes]:
         raise ValueError(f"document {doc_id!r}: meta does not survive a JSON round trip: {doc.meta!r:.200}")
     try:
         digests = [paragraph_hash(p) for p in paragraphs(doc.text)]
-        lines.write(json.dumps({"id": doc_id, "text": doc.text, "meta": doc.meta}, ensure_ascii=False) + "\n")
+        lines.write(SPOOL_JSON.encode({"id": doc_id, "text": doc.text, "meta": doc.meta}) + "\n")
     except (UnicodeEncodeError, ValueError) as exc:
         raise ValueError(f"document {doc_id!r} cannot be spooled: {exc}") from exc
     return digests
@@ -207,7 +210,7 @@ class Marked:
 
 def confirm(spool: Spool, candidates: set[bytes]) -> Marked:
     """Pass 3: sort-merge the candidates' occurrences; mark every occurrence after a run's first."""
-    occurrences = [(digest, i, j) for batch in spool.record_batches() for digest, i, j in batch if digest in candidates]
+    occurrences = [record for batch in spool.record_batches() for record in batch if record[0] in candidates]
     occurrences.sort()  # equal digests become adjacent; within a digest, input order (i, then j)
     marked = Marked()
     for _, run in itertools.groupby(occurrences, key=itemgetter(0)):

@@ -1,7 +1,8 @@
 """Real grades: the samples, the reference's own dedup.py, twice for byte-identical reports, and the CLI.
 
 Every submission here is graded for real (trusted suite process, isolated worker), once per module,
-as one parallel batch.
+as one parallel batch. The batch forks each suite run from a warm server; grading again with
+``grade()`` starts a fresh interpreter, so the byte-identical test also holds the two ways together.
 """
 
 from __future__ import annotations
