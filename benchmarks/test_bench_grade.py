@@ -40,7 +40,9 @@ def children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def measured(benchmark: Any, action: Callable[[], Any]) -> Any:
+def measured(benchmark: Any, action: Callable[[], Any], *, warm_up: bool = False) -> Any:
+    if warm_up:
+        action()  # not timed, and its CPU not counted
     before = children_cpu()
     result = benchmark.pedantic(action, rounds=1, iterations=1, warmup_rounds=0)
     benchmark.extra_info["cpu_seconds"] = round(children_cpu() - before, 2)
@@ -48,7 +50,9 @@ def measured(benchmark: Any, action: Callable[[], Any]) -> Any:
 
 
 def test_grade_one_correct_submission(benchmark: Any) -> None:
-    report = measured(benchmark, lambda: grade(CORRECT[0], options()))
+    # One grade first: on a fresh install it caches the suite's assertion-rewritten modules, which every
+    # later grade reuses (the batch below pays that once too).
+    report = measured(benchmark, lambda: grade(CORRECT[0], options()), warm_up=True)
     assert report.score == report.max_score
 
 

@@ -142,15 +142,24 @@ def run_suite(
     suite_dir: Path = SUITE_DIR,
     checks: Sequence[str] = CHECKS,
     fork: multiprocessing.context.ForkServerContext | None = None,
+    write_bytecode: bool = False,
 ) -> SuiteResult:
-    """Run the checks against ``root`` in a fresh pytest process (forked from ``fork``'s server when given)."""
+    """Run the checks against ``root`` in a fresh pytest process (forked from ``fork``'s server when given).
+
+    ``write_bytecode`` as for ``run_suites``: the suite's assertion-rewritten modules are cached, so
+    the next run skips rewriting them. Leave it off when ``root`` must stay untouched.
+    """
     started = time.monotonic()
-    child_env = {**os.environ, **(env or {}), "DEDUP_HARNESS_PROFILE": profile, "PYTHONDONTWRITEBYTECODE": "1"}
+    child_env = {**os.environ, **(env or {}), "DEDUP_HARNESS_PROFILE": profile}
+    if not write_bytecode:
+        child_env["PYTHONDONTWRITEBYTECODE"] = "1"
+    elif child_env.get("PYTHONDONTWRITEBYTECODE"):
+        del child_env["PYTHONDONTWRITEBYTECODE"]
     with tempfile.TemporaryDirectory(prefix="dedup-harness-run-") as scratch:
         outcomes_file = Path(scratch) / "outcomes.json"
         if fork is not None:
             args = pytest_args(root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir)
-            output, timed_out = _run_forked(fork, args, scratch, child_env, timeout)
+            output, timed_out = _run_forked(fork, args, scratch, child_env, timeout, write_bytecode)
         else:
             command = suite_command(
                 root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir
@@ -186,10 +195,11 @@ def _run_forked(
     cwd: str,
     env: Mapping[str, str],
     timeout: float,
+    write_bytecode: bool,
 ) -> tuple[str, bool]:
     """pytest with ``args`` in a child of the fork server; returns (its output, whether it was killed)."""
     log_file = Path(cwd) / "pytest.log"
-    process = context.Process(target=_child, args=(args, str(log_file), cwd, dict(env), False))
+    process = context.Process(target=_child, args=(args, str(log_file), cwd, dict(env), write_bytecode))
     process.start()
     process.join(timeout)
     timed_out = process.exitcode is None
