@@ -19,7 +19,7 @@ import pytest
 
 from dedup_harness.batch import default_jobs, grade_batch
 from dedup_harness.diagnosis import load_diagnoser
-from dedup_harness.grading import GradingOptions, grade
+from dedup_harness.grading import GradingOptions, grade, grading_fork_server
 from dedup_harness.paths import IMPL_ROOT, TESTS_DIR
 from dedup_harness.scoring import equal_weights
 
@@ -49,10 +49,13 @@ def measured(benchmark: Any, action: Callable[[], Any], *, warm_up: bool = False
     return result
 
 
-def test_grade_one_correct_submission(benchmark: Any) -> None:
+@pytest.mark.parametrize("way", ["fresh", "forked"])
+def test_grade_one_correct_submission(benchmark: Any, way: str) -> None:
+    """``fresh``: the suite in a new interpreter (``grade()`` alone); ``forked``: from the warm server a batch uses."""
+    fork = grading_fork_server() if way == "forked" else None
     # One grade first: on a fresh install it caches the suite's assertion-rewritten modules, which every
     # later grade reuses (the batch below pays that once too).
-    report = measured(benchmark, lambda: grade(CORRECT[0], options()), warm_up=True)
+    report = measured(benchmark, lambda: grade(CORRECT[0], options(), fork=fork), warm_up=True)
     assert report.score == report.max_score
 
 

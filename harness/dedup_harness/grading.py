@@ -118,8 +118,8 @@ def grade(
 
 
 def grading_fork_server() -> ForkServerContext:
-    """The fork server for ``grade(fork=...)``, its hash seed fixed as STEADY_ENV fixes a fresh process's."""
-    return start_fork_server(hash_seed=STEADY_ENV["PYTHONHASHSEED"])
+    """The fork server for ``grade(fork=...)``; its children's hash seed is 0, as STEADY_ENV makes a fresh process's."""
+    return start_fork_server()
 
 
 def from_sidecar(
