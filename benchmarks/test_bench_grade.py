@@ -19,8 +19,9 @@ import pytest
 
 from dedup_harness.batch import default_jobs, grade_batch
 from dedup_harness.diagnosis import load_diagnoser
-from dedup_harness.grading import GradingOptions, grade, grading_fork_server
+from dedup_harness.grading import GradingOptions, grade
 from dedup_harness.paths import IMPL_ROOT, TESTS_DIR
+from dedup_harness.runner import start_fork_server
 from dedup_harness.scoring import equal_weights
 
 SAMPLES = TESTS_DIR / "harness" / "submissions" / "samples"
@@ -52,7 +53,7 @@ def measured(benchmark: Any, action: Callable[[], Any], *, warm_up: bool = False
 @pytest.mark.parametrize("way", ["fresh", "forked"])
 def test_grade_one_correct_submission(benchmark: Any, way: str) -> None:
     """``fresh``: the suite in a new interpreter (``grade()`` alone); ``forked``: from the warm server a batch uses."""
-    fork = grading_fork_server() if way == "forked" else None
+    fork = start_fork_server() if way == "forked" else None
     # One grade first: on a fresh install it caches the suite's assertion-rewritten modules, which every
     # later grade reuses (the batch below pays that once too).
     report = measured(benchmark, lambda: grade(CORRECT[0], options(), fork=fork), warm_up=True)

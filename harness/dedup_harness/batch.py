@@ -18,8 +18,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from dedup_harness.grading import GradeReport, GradingOptions, grade, grading_fork_server, unrunnable
+from dedup_harness.grading import GradeReport, GradingOptions, grade, unrunnable
 from dedup_harness.reports.csv_report import read
+from dedup_harness.runner import start_fork_server
 
 _SHARD = re.compile(r"^(\d+)/(\d+)$")
 
@@ -68,7 +69,7 @@ def grade_batch(
 
     Each suite run is a child of one warm fork server, started here, unless ``grader`` is given.
     """
-    fork = grading_fork_server() if grader is None and submissions else None
+    fork = start_fork_server() if grader is None and submissions else None
     chosen = grader or (lambda path, opts, name: grade(path, opts, name=name, fork=fork))
 
     def run(path: Path, opts: GradingOptions, name: str) -> GradeReport:

@@ -24,7 +24,7 @@ from dedup_harness.diagnosis import Diagnoser, Diagnosis
 from dedup_harness.feedback import ASSERTS, CheckFeedback, Scrubber, check_feedback
 from dedup_harness.outcome import Outcome
 from dedup_harness.paths import IMPL_ROOT
-from dedup_harness.runner import SuiteResult, run_suite, start_fork_server
+from dedup_harness.runner import SuiteResult, run_suite
 from dedup_harness.scoring import Weights
 from dedup_harness.submission import SubmissionError, prepare
 
@@ -87,8 +87,9 @@ def grade(
 ) -> GradeReport:
     """Grade the submission at ``path``: prepare its root, run the checks through the isolated worker.
 
-    ``fork`` (from ``grading_fork_server``) runs the suite in a child of a warm fork server instead
-    of a fresh interpreter: a batch saves the interpreter's start and imports on every submission.
+    ``fork`` (from ``runner.start_fork_server``, whose children run with hash seed 0 as STEADY_ENV
+    makes a fresh process's) runs the suite in a child of a warm fork server instead of a fresh
+    interpreter: a batch saves the interpreter's start and imports on every submission.
     """
     started = time.monotonic()
     label = name if name is not None else str(path)
@@ -115,11 +116,6 @@ def grade(
             report = from_sidecar(label, result, options, data, [p.message for p in submission.problems])
     report.seconds = round(time.monotonic() - started, 3)
     return report
-
-
-def grading_fork_server() -> ForkServerContext:
-    """The fork server for ``grade(fork=...)``; its children's hash seed is 0, as STEADY_ENV makes a fresh process's."""
-    return start_fork_server()
 
 
 def from_sidecar(

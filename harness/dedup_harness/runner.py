@@ -34,6 +34,9 @@ from dedup_harness.paths import SUITE_DIR
 
 # What the fork server imports once for every child (see dedup_harness.warmup).
 PRELOAD = ("dedup_harness.warmup",)
+# What a run leaves in its scratch folder: the outcomes plugin's file, and (a forked run) pytest's output.
+OUTCOMES_NAME = "outcomes.json"
+LOG_NAME = "pytest.log"
 # run_suite's child: pytest, with Hypothesis imported first. pytest assertion-rewrites every module of
 # a plugin's distribution, and with bytecode writes off it would compile all of Hypothesis on every
 # run (about a second); imported first, Hypothesis is left as it is (pytest_args silences the warning).
@@ -156,7 +159,7 @@ def run_suite(
     elif child_env.get("PYTHONDONTWRITEBYTECODE"):
         del child_env["PYTHONDONTWRITEBYTECODE"]
     with tempfile.TemporaryDirectory(prefix="dedup-harness-run-") as scratch:
-        outcomes_file = Path(scratch) / "outcomes.json"
+        outcomes_file = Path(scratch) / OUTCOMES_NAME
         if fork is not None:
             args = pytest_args(root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir)
             output, timed_out = _run_forked(fork, args, scratch, child_env, timeout, write_bytecode)
@@ -198,14 +201,27 @@ def _run_forked(
     write_bytecode: bool,
 ) -> tuple[str, bool]:
     """pytest with ``args`` in a child of the fork server; returns (its output, whether it was killed)."""
-    log_file = Path(cwd) / "pytest.log"
-    process = context.Process(target=_child, args=(args, str(log_file), cwd, dict(env), write_bytecode))
-    process.start()
+    process = _start_child(context, args, cwd, env, write_bytecode)
     process.join(timeout)
     timed_out = process.exitcode is None
     _kill(process)  # and whatever the run left running in its session
+    log_file = Path(cwd) / LOG_NAME
     output = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
     return output, timed_out
+
+
+def _start_child(
+    context: multiprocessing.context.ForkServerContext,
+    args: Sequence[str],
+    cwd: str,
+    env: Mapping[str, str],
+    write_bytecode: bool,
+) -> multiprocessing.process.BaseProcess:
+    """A child of the fork server running pytest with ``args`` in ``cwd``, its output going to LOG_NAME there."""
+    child_args = (list(args), str(Path(cwd) / LOG_NAME), cwd, dict(env), write_bytecode)
+    process = context.Process(target=_child, args=child_args)
+    process.start()
+    return process
 
 
 def start_fork_server() -> multiprocessing.context.ForkServerContext:
@@ -238,11 +254,11 @@ class _Running:
 
     @property
     def outcomes_file(self) -> Path:
-        return Path(self.scratch.name) / "outcomes.json"
+        return Path(self.scratch.name) / OUTCOMES_NAME
 
     @property
     def log_file(self) -> Path:
-        return Path(self.scratch.name) / "pytest.log"
+        return Path(self.scratch.name) / LOG_NAME
 
 
 def run_suites(
@@ -280,13 +296,11 @@ def run_suites(
             while waiting and len(running) < limit:
                 index, root = waiting.pop(0)
                 scratch = tempfile.TemporaryDirectory(prefix="dedup-harness-run-")
-                outcomes_file, log_file = Path(scratch.name) / "outcomes.json", Path(scratch.name) / "pytest.log"
+                outcomes_file = Path(scratch.name) / OUTCOMES_NAME
                 args = pytest_args(
                     root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir
                 )
-                child_args = (args, str(log_file), scratch.name, child_env, write_bytecode)
-                process = context.Process(target=_child, args=child_args)
-                process.start()
+                process = _start_child(context, args, scratch.name, child_env, write_bytecode)
                 run = _Running(root, process, scratch, time.monotonic())
                 running[index] = run
             _reap(running, results, timeout=timeout, checks=checks, on_done=on_done)

@@ -66,12 +66,19 @@ class BloomFilter:
 
     def insert(self, item: bytes) -> None:
         """Set the item's k bits."""
-        for b in self.bit_indexes(item):
-            self._bits[b >> 3] |= 1 << (b & 7)
+        self._set_all(self.bit_indexes(item))
 
     def contains(self, item: bytes) -> bool:
         """True when all the item's k bits are set: "maybe seen". False means "definitely new"."""
-        return all(self._bits[b >> 3] & (1 << (b & 7)) for b in self.bit_indexes(item))
+        return self._all_set(self.bit_indexes(item))
+
+    def _all_set(self, positions: list[int]) -> bool:
+        """Is every bit in ``positions`` set? (Bit b is bit b & 7 of byte b >> 3.)"""
+        return all(self._bits[b >> 3] & (1 << (b & 7)) for b in positions)
+
+    def _set_all(self, positions: list[int]) -> None:
+        for b in positions:
+            self._bits[b >> 3] |= 1 << (b & 7)
 
     def screen_batch(self, items: Sequence[bytes]) -> list[bool]:
         """For each item in order: was it reported present? Items reported new are inserted.
@@ -82,12 +89,10 @@ class BloomFilter:
         if USE_NUMPY and _numpy_screen is not None and self.m <= _NUMPY_MAX_BITS:
             return _numpy_screen(self._bits, self.m, self.k, items)  # the same answers, a batch at a time
         answers = []
-        bits = self._bits
         for item in items:  # contains() then insert(), with the item's bit positions computed once
             positions = self.bit_indexes(item)
-            present = all(bits[b >> 3] & (1 << (b & 7)) for b in positions)
+            present = self._all_set(positions)
             if not present:
-                for b in positions:
-                    bits[b >> 3] |= 1 << (b & 7)
+                self._set_all(positions)
             answers.append(present)
         return answers
