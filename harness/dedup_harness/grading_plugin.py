@@ -122,8 +122,8 @@ def pytest_configure(config: pytest.Config) -> None:
         disk_bytes=config.getoption("disk_mb") << 20,
     )
     sandbox = Sandbox(Path(root), limits, use_bwrap=not config.getoption("no_bwrap"))
-    if not config.option.basetemp:  # the checks' tmp_path must be reachable from inside the sandbox
-        config.option.basetemp = str(sandbox.shared / "pytest")
+    # The checks' tmp_path must be reachable from inside the sandbox, whatever the runner chose.
+    config.option.basetemp = str(sandbox.shared / "pytest")
     proxy = SubmissionProxy(sandbox, doc_type=_doc_type)
     config.stash[IMPL_KEY] = proxy
     output = config.getoption("grading_json")

@@ -34,9 +34,11 @@ from dedup_harness.paths import SUITE_DIR
 
 # What the fork server imports once for every child (see dedup_harness.warmup).
 PRELOAD = ("dedup_harness.warmup",)
-# What a run leaves in its scratch folder: the outcomes plugin's file, and (a forked run) pytest's output.
+# What a run leaves in its scratch folder: the outcomes plugin's file, (a forked run) pytest's output,
+# and pytest's base temp folder.
 OUTCOMES_NAME = "outcomes.json"
 LOG_NAME = "pytest.log"
+BASETEMP_NAME = "tmp"
 # run_suite's child: pytest, with Hypothesis imported first. pytest assertion-rewrites every module of
 # a plugin's distribution, and with bytecode writes off it would compile all of Hypothesis on every
 # run (about a second); imported first, Hypothesis is left as it is (pytest_args silences the warning).
@@ -86,8 +88,15 @@ def pytest_args(
         "-c",
         os.devnull,
         f"--rootdir={suite_dir.parent}",
+        # No conftest.py from the folders above the suite's (wherever it is installed), and no
+        # walk through them when collecting.
+        f"--confcutdir={suite_dir.parent}",
         "-p",
         "no:cacheprovider",
+        # tmp_path under the run's own scratch folder: a forked child ends with os._exit, so pytest's
+        # numbered folders under the system temp would keep their lock files and pile up, and every
+        # later run would scan them all.
+        f"--basetemp={outcomes_file.parent / BASETEMP_NAME}",
         "-q",
         "--no-header",
         "-rN",
@@ -153,11 +162,9 @@ def run_suite(
     the next run skips rewriting them. Leave it off when ``root`` must stay untouched.
     """
     started = time.monotonic()
-    child_env = {**os.environ, **(env or {}), "DEDUP_HARNESS_PROFILE": profile}
-    if not write_bytecode:
-        child_env["PYTHONDONTWRITEBYTECODE"] = "1"
-    elif child_env.get("PYTHONDONTWRITEBYTECODE"):
-        del child_env["PYTHONDONTWRITEBYTECODE"]
+    child_env = {**os.environ, **_child_env(env, profile, write_bytecode)}
+    if write_bytecode:
+        child_env.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="dedup-harness-run-") as scratch:
         outcomes_file = Path(scratch) / OUTCOMES_NAME
         if fork is not None:
@@ -171,6 +178,17 @@ def run_suite(
         return read_result(
             root, outcomes_file, timed_out=timed_out, output=output, seconds=time.monotonic() - started, checks=checks
         )
+
+
+def _child_env(env: Mapping[str, str] | None, profile: str, write_bytecode: bool) -> dict[str, str]:
+    """What a suite run's environment adds to the caller's: ``env``, the Hypothesis profile, and
+    no plugins but the ones its arguments name (a plugin installed beside pytest, one that reorders or
+    reseeds tests say, must not change a verdict).
+    """
+    child_env = {**(env or {}), "DEDUP_HARNESS_PROFILE": profile, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    if not write_bytecode:
+        child_env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return child_env
 
 
 def _run_process(command: list[str], cwd: str, env: Mapping[str, str], timeout: float) -> tuple[str, bool]:
@@ -284,9 +302,7 @@ def run_suites(
     Results come back in the order of ``roots``; ``on_done(index, result)`` hears of each as it finishes.
     """
     context = start_fork_server()
-    child_env = {**(env or {}), "DEDUP_HARNESS_PROFILE": profile}
-    if not write_bytecode:
-        child_env["PYTHONDONTWRITEBYTECODE"] = "1"
+    child_env = _child_env(env, profile, write_bytecode)
     waiting = list(enumerate(roots))
     running: dict[int, _Running] = {}
     results: dict[int, SuiteResult] = {}
@@ -359,6 +375,7 @@ def _child(args: list[str], log_file: str, cwd: str, env: Mapping[str, str], wri
     os.setsid()
     os.chdir(cwd)
     os.environ.update(env)
+    tempfile.tempdir = None  # the server may have cached its own; env may name another (TMPDIR)
     sys.dont_write_bytecode = not write_bytecode
     log = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     os.dup2(log, 1)

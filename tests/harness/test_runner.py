@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import multiprocessing.context
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -46,3 +48,56 @@ def test_a_run_past_its_time_limit_is_killed_and_its_checks_time_out(
     # The outcomes file is written at the end of the session, which a killed run never reaches.
     assert result.outcomes == dict.fromkeys(CHECKS, Outcome.TIMEOUT)
     assert result.seconds < 30
+
+
+TMP_CHECK = """
+def test_tmp(tmp_path):
+    (tmp_path / "left").write_text("by a check")
+"""
+
+
+@pytest.mark.parametrize("forked", [False, True], ids=["fresh", "forked"])
+def test_a_run_leaves_nothing_in_the_system_temp_folder(
+    tmp_path: Path, fork: multiprocessing.context.ForkServerContext, forked: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pytest's tmp_path lives in the run's scratch folder: a forked child never removes its numbered folders."""
+    world = make_world(tmp_path / "world")
+    (world.suite_dir / "test_tmp.py").write_text(TMP_CHECK, encoding="utf-8")
+    system_temp = tmp_path / "system-temp"
+    system_temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(system_temp))  # where the runner makes its scratch
+    result = run_suite(
+        world.impl_root,
+        suite_dir=world.suite_dir,
+        checks=CHECKS,
+        env={"TMPDIR": str(system_temp)},  # and where the child's pytest would make its own
+        fork=fork if forked else None,
+    )
+    assert [case["outcome"] for case in result.cases["test_tmp"]] == ["passed"]
+    assert list(system_temp.iterdir()) == []
+
+
+@pytest.mark.parametrize("forked", [False, True], ids=["fresh", "forked"])
+def test_a_conftest_above_the_suite_is_not_loaded(
+    tmp_path: Path, fork: multiprocessing.context.ForkServerContext, forked: bool
+) -> None:
+    """Wherever the suite is installed, a conftest.py in a folder above it takes no part in a run."""
+    world = make_world(tmp_path / "world")
+    (tmp_path / "world" / "conftest.py").write_text(
+        "def pytest_collection_modifyitems(items):\n    items.clear()\n", encoding="utf-8"
+    )
+    result = run_suite(world.impl_root, suite_dir=world.suite_dir, checks=CHECKS, fork=fork if forked else None)
+    assert set(result.outcomes.values()) == {Outcome.PASSED}
+
+
+def test_an_installed_pytest_plugin_is_not_loaded(tmp_path: Path) -> None:
+    """A plugin that pytest would load by its entry point (one that reorders or drops tests, say) stays out."""
+    site = tmp_path / "site"
+    (site / "dropper-1.0.dist-info").mkdir(parents=True)
+    (site / "dropper-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: dropper\nVersion: 1.0\n")
+    (site / "dropper-1.0.dist-info" / "entry_points.txt").write_text("[pytest11]\ndropper = dropper\n")
+    (site / "dropper.py").write_text("def pytest_collection_modifyitems(items):\n    items.clear()\n")
+    world = make_world(tmp_path / "world")
+    python_path = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH", "")]))
+    result = run_suite(world.impl_root, suite_dir=world.suite_dir, checks=CHECKS, env={"PYTHONPATH": python_path})
+    assert set(result.outcomes.values()) == {Outcome.PASSED}
