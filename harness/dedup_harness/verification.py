@@ -59,6 +59,8 @@ def verify(
     committed = read_kill_matrix(layout.kill_matrix_file) if layout.kill_matrix_file.is_file() else None
     with tempfile.TemporaryDirectory(prefix="dedup-harness-verify-") as scratch:
         targets = build_targets(layout, Path(scratch), extra_roots)
+        spill = Path(scratch, "tmp")
+        spill.mkdir()
         spans = {t.name: mutant_spans(layout.impl_root, t.root) for t in targets if t.kind is Kind.MUTANT and t.root}
         runnable = run_order([t for t in targets if t.root is not None], committed)
         results: dict[str, SuiteResult] = {}
@@ -83,6 +85,8 @@ def verify(
                 suite_dir=layout.suite_dir,
                 checks=layout.checks,
                 extra_args=VERIFY_PYTEST_ARGS,
+                # What a mutant leaves in the system temp folder (a spool it never removes) goes with ours.
+                env={"TMPDIR": str(spill)},
                 on_done=done,
                 write_bytecode=True,  # pyc files land in __pycache__ folders (git-ignored) beside the suite
             )

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
 
 from dedup_harness.matrix import BreachKind
+from dedup_harness.mutants import copy_root
 from dedup_harness.outcome import Outcome
+from dedup_harness.runner import start_fork_server
 from dedup_harness.targets import Layout
 from dedup_harness.verification import verify
 from world import KILL_SETS, add_mutant, edit, make_world
@@ -103,3 +107,24 @@ def test_a_check_that_runs_out_of_time_is_a_timeout_not_a_kill(world: Layout, tm
     [survivor] = [b for b in matrix.breaches if b.kind is BreachKind.SURVIVOR]
     assert (survivor.target, survivor.check) == ("s97", "test_rate")
     assert survivor.detail.startswith("timeout, not an assertion failure")
+
+
+def test_what_a_target_leaves_in_the_temp_folder_goes_with_verify(
+    world: Layout, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A target that never removes its temp files (a spool, say) leaves nothing behind after verify."""
+    prefix = f"left-by-a-target-{uuid.uuid4().hex}-"
+    careless = copy_root(world.impl_root, tmp_path / "careless")
+    edit(
+        careless / "corpus" / "dedup.py",
+        "from __future__ import annotations\n",
+        f"from __future__ import annotations\nimport tempfile\ntempfile.mkstemp(prefix={prefix!r})\n",
+    )
+    system_temp, own_temp = Path(tempfile.gettempdir()), tmp_path / "temp"
+    own_temp.mkdir()
+    start_fork_server()  # multiprocessing's own folder for it lives as long as this process, in the real temp
+    monkeypatch.setattr(tempfile, "tempdir", str(own_temp))
+    matrix, _ = verify(world, extra_roots=(careless,), jobs=2)
+    assert matrix.row("target").result is not None
+    assert list(own_temp.iterdir()) == []
+    assert list(system_temp.glob(f"{prefix}*")) == []
