@@ -38,6 +38,7 @@ from dedup_harness.paths import DATA_ROOT, IMPL_ROOT, ORACLE_DIR, PACKAGE_DIR, T
 # The tests mutmut runs: the twelve checks and the unit tests of the reference's parts.
 SELECTION = ("tests/suite", "tests/unit")
 PROFILE = "mutation"  # the Hypothesis profile registered in tests/conftest.py
+TEMP_NAME = "tmp"  # the scratch copy's folder for every child's temp files
 # Run from mutmut's mutants/ folder: the suite against the mutated copy there, fastest tests first.
 PYTEST_ARGS = ("--impl=.", "-p", "no:cacheprovider", "-p", "dedup_harness.fastest_first")
 # mutmut's buckets in mutmut-cicd-stats.json, each named as `mutmut results` spells the status.
@@ -150,22 +151,32 @@ def make_scratch(folder: Path) -> None:
     shutil.copytree(DATA_ROOT / "fixtures", folder / "fixtures", ignore=skip)
     shutil.copytree(TESTS_DIR, folder / "tests", ignore=skip)
     (folder / "pyproject.toml").write_text(mutmut_config(), encoding="utf-8")
+    (folder / TEMP_NAME).mkdir()
 
 
-def child_env(**extra: str) -> dict[str, str]:
+def child_env(scratch: Path, **extra: str) -> dict[str, str]:
     """The environment of every child: this harness importable, the deterministic Hypothesis profile.
 
     UTF-8 mode off: Python turns it on by itself under a C or POSIX locale, and then open() ignores the
     locale the spool test sets, so the mutants that drop the spool's encoding would survive there only.
+    The temp folder is the scratch copy's own: mutmut ends its forked test runs with os._exit, so
+    pytest's numbered tmp_path folders keep their locks, and a mutant may leave its spool behind.
     """
     path = os.pathsep.join(p for p in (str(PACKAGE_DIR.parent), os.environ.get("PYTHONPATH", "")) if p)
-    return {**os.environ, "PYTHONPATH": path, "DEDUP_HARNESS_PROFILE": PROFILE, "PYTHONUTF8": "0", **extra}
+    return {
+        **os.environ,
+        "PYTHONPATH": path,
+        "DEDUP_HARNESS_PROFILE": PROFILE,
+        "PYTHONUTF8": "0",
+        "TMPDIR": str(scratch / TEMP_NAME),
+        **extra,
+    }
 
 
 def mutmut(scratch: Path, *args: str) -> str:
     """One non-interactive mutmut command in the scratch copy; its stdout."""
     done = subprocess.run(
-        [sys.executable, "-m", "mutmut", *args], cwd=scratch, env=child_env(), capture_output=True, text=True
+        [sys.executable, "-m", "mutmut", *args], cwd=scratch, env=child_env(scratch), capture_output=True, text=True
     )
     if done.returncode != 0:
         raise MutationError(f"`mutmut {' '.join(args)}` exited {done.returncode}:\n{tail(done.stdout + done.stderr)}")
@@ -181,7 +192,7 @@ def run_mutmut(scratch: Path, *, max_children: int, progress: Progress) -> None:
     process = subprocess.Popen(
         [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)],
         cwd=scratch,
-        env=child_env(),
+        env=child_env(scratch),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
@@ -270,7 +281,7 @@ def rerun(scratch: Path, mutant: str, *, timeout: float) -> Rerun:
     process = subprocess.Popen(
         rerun_command(),
         cwd=scratch / "mutants",
-        env=child_env(MUTANT_UNDER_TEST=mutant),
+        env=child_env(scratch, MUTANT_UNDER_TEST=mutant),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +33,8 @@ from dedup_harness.mutation import (
     Survivor,
     Verdict,
     check_buckets,
+    child_env,
+    make_scratch,
     mutmut_config,
     parse_results,
     report_progress,
@@ -187,6 +191,19 @@ class TestMutmutOutputs:
         config = mutmut_config()
         assert 'source_paths = ["corpus"]' in config
         assert '"--impl=."' in config
+
+    def test_every_child_keeps_its_temp_files_in_the_scratch_copy(self, tmp_path: Path) -> None:
+        """mutmut's forked runs never remove pytest's numbered folders, and a mutant may leave its spool."""
+        make_scratch(tmp_path)
+        said = subprocess.run(
+            [sys.executable, "-c", "import tempfile; print(tempfile.gettempdir())"],
+            env=child_env(tmp_path),
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert Path(said.stdout.strip()) == tmp_path / "tmp"
+        assert (tmp_path / "tmp").is_dir()
 
 
 def survivor(rerun: Rerun, reason: str = "", key: str = "corpus.bloom.bits_for:0123456789ab") -> Survivor:
