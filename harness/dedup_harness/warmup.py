@@ -42,7 +42,7 @@ def warm() -> None:
     """Memoize the generators and make the corpora the suite's slowest checks use (their exact arguments)."""
     corpora.unique_corpus = memoized(corpora.unique_corpus)
     corpora.mixed_corpus = memoized(corpora.mixed_corpus)
-    corpora.unique_corpus(seed=6, paragraphs=20_000)  # tests/suite/test_bloom_sizing.py
+    corpora.unique_corpus(seed=6, paragraphs=20_000, per_doc=25)  # tests/suite/test_bloom_sizing.py
     corpora.mixed_corpus(seed=25, docs=200, repeat_rate=0.2)  # tests/suite/test_against_the_oracle.py
 
 
