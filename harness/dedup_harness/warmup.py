@@ -10,16 +10,25 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 from collections.abc import Callable
 from typing import Any
 
+import _pytest.config
 import hypothesis  # noqa: F401
 import pytest  # noqa: F401
 
 from dedup_harness import corpora, outcomes, strategies  # noqa: F401
 
-with contextlib.suppress(ImportError):  # the reference's optional Bloom batch path
-    import numpy  # noqa: F401
+with contextlib.suppress(ImportError):  # the reference's Bloom batch path
+    import concurrent.futures.thread  # noqa: F401
+
+    import numpy.typing  # noqa: F401
+
+# pytest imports most of its own plugins only as a session starts, so each child would import them again.
+for _name in getattr(_pytest.config, "default_plugins", ()):
+    with contextlib.suppress(ImportError):
+        importlib.import_module(f"_pytest.{_name}")
 
 Generator = Callable[..., list[corpora.Record]]
 
