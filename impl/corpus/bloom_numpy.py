@@ -68,6 +68,8 @@ def screen_batch(bits: bytearray, m: int, k: int, items: Sequence[bytes]) -> lis
     the heavy steps). The answers are the same as one chunk after the other.
     """
     store = np.frombuffer(bits, dtype=np.uint8)  # a writable view: the bytearray itself is updated
+    if len(items) <= CHUNK:  # one chunk: nothing to work out ahead, and a thread costs more than it saves
+        return _meet_filter(store, _chunk_bits(items, m, k))
     answers: list[bool] = []
     with ThreadPoolExecutor(1) as helper:
         ahead = None  # the chunk the helper is working out
