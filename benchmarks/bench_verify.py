@@ -22,7 +22,10 @@ import pytest
 from dedup_harness.paths import SUITE_DIR
 os.environ["DEDUP_HARNESS_PROFILE"] = "ci"
 started, cpu = time.perf_counter(), time.process_time()
-code = pytest.main([str(SUITE_DIR), "-q", "-p", "no:cacheprovider", "-c", os.devnull, f"--rootdir={SUITE_DIR.parent}", f"--confcutdir={SUITE_DIR.parent}"])
+code = pytest.main([
+    str(SUITE_DIR), "-q", "-p", "no:cacheprovider",
+    "-c", os.devnull, f"--rootdir={SUITE_DIR.parent}", f"--confcutdir={SUITE_DIR.parent}",
+])
 print("SECONDS", time.perf_counter() - started, time.process_time() - cpu, file=sys.stderr)
 sys.exit(int(code))
 """
