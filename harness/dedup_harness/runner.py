@@ -181,9 +181,10 @@ def run_suite(
 
 
 def _child_env(env: Mapping[str, str] | None, profile: str, write_bytecode: bool) -> dict[str, str]:
-    """What a suite run's environment adds to the caller's: ``env``, the Hypothesis profile, and
-    no plugins but the ones its arguments name (a plugin installed beside pytest, one that reorders or
-    reseeds tests say, must not change a verdict).
+    """The variables a suite run sets on top of the caller's environment.
+
+    ``env``, the Hypothesis profile, and no plugins but those its arguments name: a plugin installed
+    beside pytest (one that reorders or reseeds tests, say) must not change a verdict.
     """
     child_env = {**(env or {}), "DEDUP_HARNESS_PROFILE": profile, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     if not write_bytecode:
