@@ -34,10 +34,11 @@ from dedup_harness.paths import SUITE_DIR
 
 # What the fork server imports once for every child (see dedup_harness.warmup).
 PRELOAD = ("dedup_harness.warmup",)
-# What a run leaves in its scratch folder: the outcomes plugin's file, (a forked run) pytest's output,
-# and pytest's base temp folder.
+# What a run leaves in its scratch folder: the outcomes plugin's file, (a forked run) pytest's output
+# and the child's CPU time, and pytest's base temp folder.
 OUTCOMES_NAME = "outcomes.json"
 LOG_NAME = "pytest.log"
+CPU_NAME = "cpu_seconds"
 BASETEMP_NAME = "tmp"
 # run_suite's child: pytest, with Hypothesis imported first. pytest assertion-rewrites every module of
 # a plugin's distribution, and with bytecode writes off it would compile all of Hypothesis on every
@@ -224,9 +225,7 @@ def _run_forked(
     process.join(timeout)
     timed_out = process.exitcode is None
     _kill(process)  # and whatever the run left running in its session
-    log_file = Path(cwd) / LOG_NAME
-    output = log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
-    return output, timed_out
+    return _child_output(cwd), timed_out
 
 
 def _start_child(
@@ -241,6 +240,12 @@ def _start_child(
     process = context.Process(target=_child, args=child_args)
     process.start()
     return process
+
+
+def _child_output(scratch: str) -> str:
+    """What a forked run printed (nothing, when it died before opening its log)."""
+    log_file = Path(scratch) / LOG_NAME
+    return log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
 
 
 def start_fork_server() -> multiprocessing.context.ForkServerContext:
@@ -274,10 +279,6 @@ class _Running:
     @property
     def outcomes_file(self) -> Path:
         return Path(self.scratch.name) / OUTCOMES_NAME
-
-    @property
-    def log_file(self) -> Path:
-        return Path(self.scratch.name) / LOG_NAME
 
 
 def run_suites(
@@ -345,11 +346,11 @@ def _reap(
         if run.process.exitcode is None and not overran:
             continue
         _kill(run.process)  # whatever the run left running in its session goes too
-        output = run.log_file.read_text(encoding="utf-8", errors="replace") if run.log_file.exists() else ""
+        output = _child_output(run.scratch.name)
         result = read_result(
             run.root, run.outcomes_file, timed_out=overran, output=output, seconds=now - run.started, checks=checks
         )
-        cpu_file = Path(run.scratch.name) / "cpu_seconds"
+        cpu_file = Path(run.scratch.name) / CPU_NAME
         result.cpu_seconds = float(cpu_file.read_text()) if cpu_file.exists() else None
         run.scratch.cleanup()
         del running[index]
@@ -385,7 +386,7 @@ def _child(args: list[str], log_file: str, cwd: str, env: Mapping[str, str], wri
 
     code = pytest.main(args)
     usage = resource.getrusage(resource.RUSAGE_SELF)  # this child's own, since the fork
-    Path(cwd, "cpu_seconds").write_text(f"{usage.ru_utime + usage.ru_stime:.3f}")
+    Path(cwd, CPU_NAME).write_text(f"{usage.ru_utime + usage.ru_stime:.3f}")
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(int(code))

@@ -8,6 +8,7 @@ records. Only the fork server imports this module; an ordinary pytest run never 
 
 from __future__ import annotations
 
+import concurrent.futures.thread  # noqa: F401  (the reference's Bloom batch path starts a helper thread)
 import contextlib
 import functools
 import importlib
@@ -21,8 +22,6 @@ import pytest  # noqa: F401
 from dedup_harness import corpora, outcomes, strategies  # noqa: F401
 
 with contextlib.suppress(ImportError):  # the reference's Bloom batch path
-    import concurrent.futures.thread  # noqa: F401
-
     import numpy.typing  # noqa: F401
 
 # pytest imports most of its own plugins only as a session starts, so each child would import them again.

@@ -72,14 +72,11 @@ def screen_batch(bits: bytearray, m: int, k: int, items: Sequence[bytes]) -> lis
         return _meet_filter(store, _chunk_bits(items, m, k))
     answers: list[bool] = []
     with ThreadPoolExecutor(1) as helper:
-        ahead = None  # the chunk the helper is working out
-        for s in range(0, len(items), CHUNK):
-            chunk = ahead
-            ahead = helper.submit(_chunk_bits, items[s : s + CHUNK], m, k)
-            if chunk is not None:
-                answers += _meet_filter(store, chunk.result())
-        if ahead is not None:
-            answers += _meet_filter(store, ahead.result())
+        ahead = helper.submit(_chunk_bits, items[:CHUNK], m, k)  # the chunk the helper is working out
+        for s in range(CHUNK, len(items), CHUNK):
+            chunk, ahead = ahead, helper.submit(_chunk_bits, items[s : s + CHUNK], m, k)
+            answers += _meet_filter(store, chunk.result())
+        answers += _meet_filter(store, ahead.result())
     return answers
 
 

@@ -14,25 +14,26 @@ from dedup_harness.runner import run_suite, start_fork_server
 from world import CHECKS, edit, make_world
 
 
-@pytest.fixture(scope="module")
-def fork() -> multiprocessing.context.ForkServerContext:
-    return start_fork_server()
+@pytest.fixture(params=["fresh", "forked"])
+def fork(request: pytest.FixtureRequest) -> multiprocessing.context.ForkServerContext | None:
+    """Each test runs both ways: a fresh interpreter (None), and a child of the warm fork server."""
+    return start_fork_server() if request.param == "forked" else None
 
 
-@pytest.mark.parametrize("forked", [False, True], ids=["fresh", "forked"])
-def test_both_ways_report_every_check(
-    tmp_path: Path, fork: multiprocessing.context.ForkServerContext, forked: bool
-) -> None:
+# A plugin or conftest that would leave nothing to run, were it loaded.
+DROP_EVERY_TEST = "def pytest_collection_modifyitems(items):\n    items.clear()\n"
+
+
+def test_both_ways_report_every_check(tmp_path: Path, fork: multiprocessing.context.ForkServerContext | None) -> None:
     world = make_world(tmp_path / "world")
     edit(world.impl_root / "corpus" / "dedup.py", '    "docs_out",\n', '    "docs_out",\n    "extra",\n')
-    result = run_suite(world.impl_root, suite_dir=world.suite_dir, checks=CHECKS, fork=fork if forked else None)
+    result = run_suite(world.impl_root, suite_dir=world.suite_dir, checks=CHECKS, fork=fork)
     assert result.outcomes == {"test_split": Outcome.PASSED, "test_rate": Outcome.PASSED, "test_keys": Outcome.FAILED}
     assert result.exitstatus == 1
 
 
-@pytest.mark.parametrize("forked", [False, True], ids=["fresh", "forked"])
 def test_a_run_past_its_time_limit_is_killed_and_its_checks_time_out(
-    tmp_path: Path, fork: multiprocessing.context.ForkServerContext, forked: bool
+    tmp_path: Path, fork: multiprocessing.context.ForkServerContext | None
 ) -> None:
     world = make_world(tmp_path / "world")
     line = "    b = bloom_bytes_per_item\n"
@@ -43,7 +44,7 @@ def test_a_run_past_its_time_limit_is_killed_and_its_checks_time_out(
         checks=CHECKS,
         timeout=3.0,
         check_timeout=60.0,
-        fork=fork if forked else None,
+        fork=fork,
     )
     # The outcomes file is written at the end of the session, which a killed run never reaches.
     assert result.outcomes == dict.fromkeys(CHECKS, Outcome.TIMEOUT)
@@ -56,9 +57,8 @@ def test_tmp(tmp_path):
 """
 
 
-@pytest.mark.parametrize("forked", [False, True], ids=["fresh", "forked"])
 def test_a_run_leaves_nothing_in_the_system_temp_folder(
-    tmp_path: Path, fork: multiprocessing.context.ForkServerContext, forked: bool, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, fork: multiprocessing.context.ForkServerContext | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """pytest's tmp_path lives in the run's scratch folder: a forked child never removes its numbered folders."""
     world = make_world(tmp_path / "world")
@@ -71,22 +71,19 @@ def test_a_run_leaves_nothing_in_the_system_temp_folder(
         suite_dir=world.suite_dir,
         checks=CHECKS,
         env={"TMPDIR": str(system_temp)},  # and where the child's pytest would make its own
-        fork=fork if forked else None,
+        fork=fork,
     )
     assert [case["outcome"] for case in result.cases["test_tmp"]] == ["passed"]
     assert list(system_temp.iterdir()) == []
 
 
-@pytest.mark.parametrize("forked", [False, True], ids=["fresh", "forked"])
 def test_a_conftest_above_the_suite_is_not_loaded(
-    tmp_path: Path, fork: multiprocessing.context.ForkServerContext, forked: bool
+    tmp_path: Path, fork: multiprocessing.context.ForkServerContext | None
 ) -> None:
     """Wherever the suite is installed, a conftest.py in a folder above it takes no part in a run."""
     world = make_world(tmp_path / "world")
-    (tmp_path / "world" / "conftest.py").write_text(
-        "def pytest_collection_modifyitems(items):\n    items.clear()\n", encoding="utf-8"
-    )
-    result = run_suite(world.impl_root, suite_dir=world.suite_dir, checks=CHECKS, fork=fork if forked else None)
+    (tmp_path / "world" / "conftest.py").write_text(DROP_EVERY_TEST, encoding="utf-8")
+    result = run_suite(world.impl_root, suite_dir=world.suite_dir, checks=CHECKS, fork=fork)
     assert set(result.outcomes.values()) == {Outcome.PASSED}
 
 
@@ -96,7 +93,7 @@ def test_an_installed_pytest_plugin_is_not_loaded(tmp_path: Path) -> None:
     (site / "dropper-1.0.dist-info").mkdir(parents=True)
     (site / "dropper-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: dropper\nVersion: 1.0\n")
     (site / "dropper-1.0.dist-info" / "entry_points.txt").write_text("[pytest11]\ndropper = dropper\n")
-    (site / "dropper.py").write_text("def pytest_collection_modifyitems(items):\n    items.clear()\n")
+    (site / "dropper.py").write_text(DROP_EVERY_TEST)
     world = make_world(tmp_path / "world")
     python_path = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH", "")]))
     result = run_suite(world.impl_root, suite_dir=world.suite_dir, checks=CHECKS, env={"PYTHONPATH": python_path})
