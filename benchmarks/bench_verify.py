@@ -19,7 +19,7 @@ import time
 BASELINE = """
 import os, sys, time
 import pytest
-from dedup_harness.paths import SUITE_DIR
+from dedup_harness.core.paths import SUITE_DIR
 os.environ["DEDUP_HARNESS_PROFILE"] = "ci"
 started, cpu = time.perf_counter(), time.process_time()
 code = pytest.main([

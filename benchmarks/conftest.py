@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from dedup_harness import jsonl
-from dedup_harness.corpora import bench_corpus
+from dedup_harness.core import jsonl
+from dedup_harness.core.corpora import bench_corpus
 
 SEED = 7
 RESULTS: dict[str, dict[str, Any]] = {}

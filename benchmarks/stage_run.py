@@ -21,8 +21,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from dedup_harness import jsonl, reference
-from dedup_harness.paths import DATA_ROOT
+from dedup_harness.core import jsonl, reference
+from dedup_harness.core.paths import DATA_ROOT
 
 Stage = Callable[[Iterable[Any], dict[str, Any]], Iterator[Any]]
 

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
-from dedup_harness.batch import default_jobs, grade_batch
-from dedup_harness.diagnosis import load_diagnoser
-from dedup_harness.grading import GradingOptions, grade
-from dedup_harness.paths import IMPL_ROOT, TESTS_DIR
-from dedup_harness.runner import start_fork_server
-from dedup_harness.scoring import equal_weights
+from dedup_harness.core.paths import IMPL_ROOT, TESTS_DIR
+from dedup_harness.core.runner import start_fork_server
+from dedup_harness.grade.batch import default_jobs, grade_batch
+from dedup_harness.grade.diagnosis import load_diagnoser
+from dedup_harness.grade.grader import GradingOptions, grade
+from dedup_harness.grade.scoring import equal_weights
 
 SAMPLES = TESTS_DIR / "harness" / "submissions" / "samples"
 BUGGY = sorted(p for p in SAMPLES.glob("*.py") if p.name != "correct_different.py")

@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 
-from dedup_harness.checks import CHECKS
-from dedup_harness.outcome import Outcome
-from dedup_harness.paths import IMPL_ROOT
-from dedup_harness.proxy import SubmissionProxy
-from dedup_harness.runner import run_suite
-from dedup_harness.sandbox import Limits, Sandbox
-from dedup_harness.submission import prepare
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.core.runner import run_suite
+from dedup_harness.grade.plugin import plugin_args
+from dedup_harness.grade.proxy import SubmissionProxy
+from dedup_harness.grade.sandbox import Limits, Sandbox
+from dedup_harness.grade.submission import prepare
 
 DOCS = 1000
 
@@ -83,7 +84,7 @@ def test_a_stage_run_in_process(benchmark: Any) -> None:
 
 def test_the_reference_graded_through_the_worker(benchmark: Any, root: Path) -> None:
     """The whole grading run of the reference's own dedup.py: every check passes."""
-    args = ["-p", "dedup_harness.grading_plugin", f"--submission={root}"]
+    args = plugin_args(root, None)
     result = benchmark.pedantic(
         lambda: run_suite(IMPL_ROOT, profile="grading", extra_args=args), rounds=1, iterations=1
     )

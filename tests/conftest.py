@@ -3,13 +3,12 @@
 ``--impl ROOT`` names an implementation root (a folder holding a ``corpus/`` package; the reference
 root ``impl/`` by default). Every check reaches the implementation through the ``impl`` fixture, so
 another plugin (the grader's proxy to an isolated worker) can stand in for the in-process module by
-putting its object in ``config.stash[IMPL_KEY]`` (``dedup_harness.seam``) before the first check runs.
+putting its object in ``config.stash[IMPL_KEY]`` (``dedup_harness.core.impl_under_test``) before the first check runs.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 import random
 import sys
 from collections.abc import Iterator
@@ -18,51 +17,23 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, settings
+from hypothesis import settings
 
-from dedup_harness.seam import IMPL_KEY
+from dedup_harness.core import profiles
+from dedup_harness.core.impl_under_test import IMPL_DEST, IMPL_KEY, IMPL_OPTION
 
 DATA_ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_ROOT = DATA_ROOT / "impl"
 ROOT_KEY = pytest.StashKey[Path]()
-PROFILE_ENV = "DEDUP_HARNESS_PROFILE"
 
-# Every Hypothesis profile, in one place. `grading` never depends on luck: the same submission
-# always meets the same examples.
-settings.register_profile("dev", deadline=None, max_examples=50)
-settings.register_profile("ci", deadline=None, max_examples=50, derandomize=True, database=None, print_blob=True)
-settings.register_profile(
-    "grading",
-    deadline=None,
-    max_examples=50,
-    derandomize=True,
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow],
-)
-# `verify` runs the suite against fifteen targets and only asks whether a check fails: no shrink
-# phase (a failing mutant would spend seconds shrinking an example nobody reads there).
-settings.register_profile(
-    "verify",
-    deadline=None,
-    max_examples=50,
-    derandomize=True,
-    database=None,
-    phases=[Phase.explicit, Phase.reuse, Phase.generate],
-    suppress_health_check=[HealthCheck.too_slow],
-)
-# `mutation`: mutmut runs the suite once per mutant; a mutant's verdict must not depend on luck or on
-# how slow the trampolines make a test, and nothing may be written to an example database.
-settings.register_profile(
-    "mutation", deadline=None, max_examples=50, derandomize=True, database=None, suppress_health_check=list(HealthCheck)
-)
-settings.load_profile(os.environ.get(PROFILE_ENV, "dev"))
+profiles.load_from_environment()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dedup-harness")
     group.addoption(
-        "--impl",
-        dest="impl_root",
+        IMPL_OPTION,
+        dest=IMPL_DEST,
         default=str(REFERENCE_ROOT),
         metavar="ROOT",
         help="implementation root under test: a folder holding a corpus/ package (default: the reference)",
@@ -70,9 +41,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    root = Path(config.getoption("impl_root")).resolve()
+    root = Path(config.getoption(IMPL_DEST)).resolve()
     if not (root / "corpus" / "__init__.py").is_file():
-        raise pytest.UsageError(f"--impl {root}: no corpus/ package there")
+        raise pytest.UsageError(f"{IMPL_OPTION} {root}: no corpus/ package there")
     config.stash[ROOT_KEY] = root
     # The root goes first on sys.path before any test module imports corpus.doc; the data root
     # makes the oracle importable.
@@ -82,7 +53,7 @@ def pytest_configure(config: pytest.Config) -> None:
         sys.path.insert(0, path)
     corpus = importlib.import_module("corpus")
     if Path(corpus.__file__ or "").resolve().parent.parent != root:
-        raise pytest.UsageError(f"--impl {root}: `corpus` was already imported from {corpus.__file__}")
+        raise pytest.UsageError(f"{IMPL_OPTION} {root}: `corpus` was already imported from {corpus.__file__}")
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
-from dedup_harness.bloom_formulas import spec_bits, spec_hashes
+from dedup_harness.bloom_audit.formulas import spec_bits, spec_hashes
 
 
 class TextbookFilter:

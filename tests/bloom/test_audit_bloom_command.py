@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from dedup_harness import bloom_cases
+from dedup_harness.bloom_audit import cases
 from dedup_harness.cli import main
 from dedup_harness.commands import audit_bloom
 
@@ -22,7 +22,7 @@ ONE_CASE = (("power of two", 1024, 9.6),)
 @pytest.fixture
 def one_case(monkeypatch: pytest.MonkeyPatch) -> None:
     """The full grid runs in the audit tox env; here one case shows the command's wiring."""
-    monkeypatch.setattr(bloom_cases, "RATE_SIZED_GRID", ONE_CASE)
+    monkeypatch.setattr(cases, "RATE_SIZED_GRID", ONE_CASE)
 
 
 def target(name: str) -> str:
@@ -36,7 +36,7 @@ def test_a_correct_filter_exits_zero_with_a_table(one_case: None, capsys: pytest
 
 
 def test_a_mask_index_exits_one_and_json_names_the_cause(one_case: None, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["audit-bloom", target("MaskIndexFilter"), "--json"]) == 1
+    assert main(["audit-bloom", target("MaskIndexFilter"), "--json", "-"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["passed"] is False
     (entry,) = report["targets"]

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dedup_harness.bloommask import delivered_rate, law_rows, logged_rate, popcount, reachable_by_law
+from dedup_harness.bloom_audit.datatrove_mask import delivered_rate, law_rows, logged_rate, popcount, reachable_by_law
 
 from .sizes import bit_sizes
 

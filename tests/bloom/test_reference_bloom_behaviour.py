@@ -7,12 +7,12 @@ import math
 import pytest
 from hypothesis import given, settings
 
-from dedup_harness.bloom_adapters import ReferenceAdapter
-from dedup_harness.bloom_audit import audit_case
-from dedup_harness.bloom_cases import Case
-from dedup_harness.bloom_checks import PASS, check_reachability, probe_reach
-from dedup_harness.bloom_formulas import rate_for_bits
-from dedup_harness.bloom_targets import ReferenceTarget
+from dedup_harness.bloom_audit.adapters import ReferenceAdapter
+from dedup_harness.bloom_audit.audit import audit_case
+from dedup_harness.bloom_audit.cases import Case
+from dedup_harness.bloom_audit.filter_checks import PASS, check_reachability, probe_reach
+from dedup_harness.bloom_audit.filters import ReferenceTarget
+from dedup_harness.bloom_audit.formulas import rate_for_bits
 
 from .sizes import bit_sizes
 

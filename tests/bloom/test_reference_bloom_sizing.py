@@ -1,4 +1,4 @@
-"""The reference filter follows SPEC 4.3 at every size family (tests/unit/test_bloom.py pins its vectors)."""
+"""The reference filter follows SPEC 4.3 at every size family (tests/reference/test_bloom.py pins its vectors)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from dedup_harness import reference
-from dedup_harness.bloom_formulas import rate_for_bits, spec_bits, spec_hashes
+from dedup_harness.bloom_audit.formulas import rate_for_bits, spec_bits, spec_hashes
+from dedup_harness.core import reference
 
 from .sizes import bit_sizes
 

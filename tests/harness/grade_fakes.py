@@ -6,13 +6,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.checks import CHECKS
-from dedup_harness.diagnosis import Diagnoser
-from dedup_harness.feedback import Scrubber
-from dedup_harness.grading import GradeReport, GradingOptions, from_result
-from dedup_harness.outcome import Outcome
-from dedup_harness.runner import SuiteResult
-from dedup_harness.scoring import equal_weights
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.runner.result import SuiteResult
+from dedup_harness.grade.diagnosis import Diagnoser
+from dedup_harness.grade.feedback import Scrubber
+from dedup_harness.grade.grader import GradingOptions, from_result
+from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.scoring import equal_weights
 
 KILL_SETS = {
     "s01": frozenset({CHECKS[0], CHECKS[1]}),

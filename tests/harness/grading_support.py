@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.outcome import Outcome
-from dedup_harness.paths import IMPL_ROOT
-from dedup_harness.runner import SuiteResult, run_suite
-from dedup_harness.submission import Submission, prepare
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.core.runner import SuiteResult, run_suite
+from dedup_harness.grade.plugin import plugin_args
+from dedup_harness.grade.submission import Submission, prepare
 
 HOSTILE_DIR = Path(__file__).resolve().parent / "submissions" / "hostile"
 BASE_MARK = "# base: reference"
@@ -59,7 +60,7 @@ def grade(
     submitted.write_text(source, encoding="utf-8")
     submission = prepare(submitted, tmp_path / "scratch")
     sidecar = tmp_path / "grading.json"
-    args = ["-p", "dedup_harness.grading_plugin", f"--submission={submission.root}", f"--grading-json={sidecar}"]
+    args = plugin_args(submission.root, sidecar)
     args += [*options, *([] if bwrap else ["--no-bwrap"])]
     if checks:
         args += ["-k", " or ".join(checks)]

@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from dedup_harness.batch import Shard, ShardError, grade_batch, merge_rows, parse_shard
 from dedup_harness.cli import main
-from dedup_harness.grading import GradeReport, GradingOptions
-from dedup_harness.reports import csv_report
+from dedup_harness.grade.batch import grade_batch
+from dedup_harness.grade.grader import GradingOptions
+from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.reports import csv_report
+from dedup_harness.grade.shards import Shard, ShardError, merge_rows, parse_shard
 from grade_fakes import OPTIONS, buggy_report, report
 
 NAMES = [f"sub{n:03d}" for n in range(10)]

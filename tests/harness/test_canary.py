@@ -5,13 +5,12 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from dedup_harness.checks import CHECKS
-from dedup_harness.mutants import copy_root
-from dedup_harness.outcome import Outcome
-from dedup_harness.paths import IMPL_ROOT
-from dedup_harness.runner import run_suites
-from dedup_harness.targets import CANARY_SOURCE
-from dedup_harness.verification import VERIFY_PYTEST_ARGS
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.paths import CANARY_SOURCE, IMPL_ROOT
+from dedup_harness.core.runner import run_suites
+from dedup_harness.verify.engine import VERIFY_PYTEST_ARGS
+from dedup_harness.verify.mutant_diffs import copy_root
 
 
 def test_every_check_of_the_suite_fails_on_the_canary_by_an_assertion(tmp_path: Path) -> None:

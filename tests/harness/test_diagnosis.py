@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dedup_harness.checks import CHECKS
+from dedup_harness.core.checks import CHECKS
 from grade_fakes import DIAGNOSER
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dedup_harness.feedback import CASES_SHOWN, Scrubber, check_feedback
-from dedup_harness.outcome import Outcome
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.feedback import CASES_SHOWN, Scrubber, check_feedback
 from grade_fakes import FALSIFYING, ORACLE_MESSAGE, case
 
 NAME = "test_random_corpora_match_the_set_oracle"

@@ -13,14 +13,15 @@ from pathlib import Path
 
 import pytest
 
-from dedup_harness.batch import default_jobs, grade_batch
-from dedup_harness.checks import CHECKS
 from dedup_harness.cli import main
-from dedup_harness.diagnosis import load_diagnoser
-from dedup_harness.grading import GradeReport, GradingOptions, Status, grade
-from dedup_harness.paths import IMPL_ROOT
-from dedup_harness.reports import csv_report, gradescope, json_report, junit
-from dedup_harness.scoring import equal_weights
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.grade.batch import default_jobs, grade_batch
+from dedup_harness.grade.diagnosis import load_diagnoser
+from dedup_harness.grade.grader import GradingOptions, grade
+from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
+from dedup_harness.grade.scoring import equal_weights
 
 SAMPLES = Path(__file__).resolve().parent / "submissions" / "samples"
 REFERENCE = IMPL_ROOT / "corpus" / "dedup.py"

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from dedup_harness.outcome import Outcome
-from dedup_harness.sandbox import bwrap_works, processes_of, unshare_works
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.sandbox.tiers import bwrap_works, unshare_works
+from dedup_harness.grade.sandbox.users import processes_of
 from grading_support import grade, hostile_source
 
 HAND = "test_hand_example_three_documents"

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from dedup_harness.catalogue import CatalogueError, load_catalogue
-from dedup_harness.checks import CHECKS
-from dedup_harness.matrix import load_kill_sets
-from dedup_harness.mutants import DiffDoesNotApply, copy_root, make_diff, mutant_root
-from dedup_harness.mutants import main as mutants_cli
-from dedup_harness.paths import IMPL_ROOT, MUTANTS_DIR
+from dedup_harness.core.catalogue import CatalogueError, load_catalogue
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.kill_matrix import load_kill_sets
+from dedup_harness.core.paths import IMPL_ROOT, MUTANTS_DIR
+from dedup_harness.verify.mutant_diffs import DiffDoesNotApply, copy_root, make_diff, mutant_root
+from dedup_harness.verify.mutant_diffs import main as mutants_cli
 
 CATALOGUE = load_catalogue()
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from dedup_harness import fastest_first
 from dedup_harness.commands import mutation as command
-from dedup_harness.equivalents import (
+from dedup_harness.mutation import fastest_tests_first
+from dedup_harness.mutation.equivalents import (
     PLACEHOLDER,
     Equivalents,
     EquivalentsError,
@@ -26,22 +26,11 @@ from dedup_harness.equivalents import (
     mutant_key,
     paste_lines,
 )
-from dedup_harness.mutation import (
-    MutationError,
-    MutationReport,
-    Rerun,
-    Survivor,
-    Verdict,
-    check_buckets,
-    child_env,
-    make_scratch,
-    mutmut_config,
-    parse_results,
-    report_progress,
-    stale,
-    verdict_of,
-)
-from dedup_harness.mutation_report import render_terminal, to_json
+from dedup_harness.mutation.measure import MutationReport, Survivor, Verdict, stale, verdict_of
+from dedup_harness.mutation.mutmut_cli import MutationError, check_buckets, parse_results, report_progress
+from dedup_harness.mutation.report import render_terminal, to_json
+from dedup_harness.mutation.rerun import Rerun
+from dedup_harness.mutation.scratch import child_env, make_scratch, mutmut_config
 
 DIFF = """\
 --- corpus/bloom.py
@@ -300,11 +289,11 @@ class TestFastestFirst:
     def test_durations_come_from_mutmuts_stats_file(self, tmp_path: Path) -> None:
         stats = tmp_path / "mutmut-stats.json"
         stats.write_text(json.dumps({"duration_by_test": {"tests/a.py::slow": 2.5, "tests/a.py::fast": 0.01}}))
-        assert fastest_first.durations(stats) == {"tests/a.py::slow": 2.5, "tests/a.py::fast": 0.01}
+        assert fastest_tests_first.durations(stats) == {"tests/a.py::slow": 2.5, "tests/a.py::fast": 0.01}
 
     @pytest.mark.parametrize("text", [None, "not json", "[]", '{"duration_by_test": 3}'])
     def test_without_a_readable_stats_file_the_order_is_left_alone(self, tmp_path: Path, text: str | None) -> None:
         stats = tmp_path / "mutmut-stats.json"
         if text is not None:
             stats.write_text(text)
-        assert fastest_first.durations(stats) == {}
+        assert fastest_tests_first.durations(stats) == {}

@@ -11,13 +11,15 @@ from pathlib import Path
 import pytest
 
 from corpus.doc import Doc, compose
-from dedup_harness.checks import CHECKS
-from dedup_harness.outcome import Outcome
-from dedup_harness.paths import IMPL_ROOT
-from dedup_harness.proxy import TAKE_BATCH, RemoteIterator, SubmissionExited, SubmissionProxy, WorkerCrashed
-from dedup_harness.runner import run_suite
-from dedup_harness.sandbox import Limits, Sandbox
-from dedup_harness.submission import prepare
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.core.runner import run_suite
+from dedup_harness.grade.faults import SubmissionExited, WorkerCrashed
+from dedup_harness.grade.plugin import plugin_args
+from dedup_harness.grade.proxy import TAKE_BATCH, RemoteIterator, SubmissionProxy
+from dedup_harness.grade.sandbox import Limits, Sandbox
+from dedup_harness.grade.submission import prepare
 
 DOCS = [Doc("a", "One.\n\nTwo.", {"n": 1}), Doc("b", "Two.\n\nThree."), Doc("c", "One.")]
 
@@ -153,8 +155,8 @@ def test_a_forged_endless_empty_batch_stops_the_worker(tmp_path: Path) -> None:
     """A submission that patches the worker's batch reply cannot make read_all loop for ever."""
     body = """
     yield from docs
-import __main__
-__main__.Worker.take = lambda self, gen, n: {"t": "take", "v": [], "done": False}
+import grading_worker.main
+grading_worker.main.Worker.take = lambda self, gen, n: {"t": "take", "v": [], "done": False}
 """
     for proxy in submitted(tmp_path, body):
         with pytest.raises(WorkerCrashed, match="malformed batch"):
@@ -164,6 +166,6 @@ __main__.Worker.take = lambda self, gen, n: {"t": "take", "v": [], "done": False
 
 def test_the_reference_graded_through_the_worker_passes_every_check(tmp_path: Path) -> None:
     root = prepare(IMPL_ROOT / "corpus" / "dedup.py", tmp_path).root
-    args = ["-p", "dedup_harness.grading_plugin", f"--submission={root}", f"--grading-json={tmp_path / 'g.json'}"]
+    args = plugin_args(root, tmp_path / "g.json")
     result = run_suite(IMPL_ROOT, profile="grading", extra_args=args, timeout=600)
     assert result.outcomes == dict.fromkeys(CHECKS, Outcome.PASSED), result.output_tail

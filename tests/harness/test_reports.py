@@ -9,10 +9,10 @@ import xml.etree.ElementTree as ET
 
 import jsonschema
 
-from dedup_harness.checks import CHECKS
-from dedup_harness.outcome import Outcome
-from dedup_harness.reports import csv_report, gradescope, json_report, junit
-from dedup_harness.reports.summary import summarize
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
+from dedup_harness.grade.reports.summary import summarize
 from grade_fakes import buggy_report, report
 
 GRADESCOPE_TEST_KEYS = {"name", "number", "score", "max_score", "status", "output", "output_format", "visibility"}

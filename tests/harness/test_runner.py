@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from dedup_harness.outcome import Outcome
-from dedup_harness.runner import run_suite, start_fork_server
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.runner import run_suite, start_fork_server
 from world import CHECKS, edit, make_world
 
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from dedup_harness.checks import CHECKS
-from dedup_harness.scoring import WeightsError, equal_weights, load_weights, weights_from
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights, weights_from
 
 
 def test_equal_weights_give_one_point_per_check() -> None:

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from dedup_harness.matrix import BreachKind
-from dedup_harness.mutants import copy_root
-from dedup_harness.outcome import Outcome
-from dedup_harness.runner import start_fork_server
-from dedup_harness.targets import Layout
-from dedup_harness.verification import verify
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.runner import start_fork_server
+from dedup_harness.verify.engine import verify
+from dedup_harness.verify.matrix import BreachKind
+from dedup_harness.verify.mutant_diffs import copy_root
+from dedup_harness.verify.targets import Layout
 from world import KILL_SETS, add_mutant, edit, make_world
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from dedup_harness.cli import build_parser
 from dedup_harness.commands import verify as command
-from dedup_harness.targets import Layout
+from dedup_harness.verify.targets import Layout
 from world import KILL_SETS, edit, make_world
 
 STRYKER_STATUSES = {"Killed", "Survived", "NoCoverage", "CompileError", "RuntimeError", "Timeout", "Ignored", "Pending"}

@@ -10,9 +10,9 @@ import json
 import shutil
 from pathlib import Path
 
-from dedup_harness.mutants import copy_root, make_diff
-from dedup_harness.paths import IMPL_ROOT, MUTANTS_DIR, TESTS_DIR
-from dedup_harness.targets import Layout
+from dedup_harness.core.paths import IMPL_ROOT, MUTANTS_DIR, TESTS_DIR
+from dedup_harness.verify.mutant_diffs import copy_root, make_diff
+from dedup_harness.verify.targets import Layout
 
 CHECKS = ("test_split", "test_rate", "test_keys")
 

@@ -8,14 +8,14 @@ from typing import Any
 from hypothesis import given, settings
 
 import oracle
-from dedup_harness.corpora import mixed_corpus
-from dedup_harness.strategies import corpora
+from dedup_harness.core.corpora import suite_corpus
+from dedup_harness.core.strategies import corpora
 from support import ORACLE_KEYS, Run, differences, docs_from, oracle_run
 
 
 def test_zero_false_drops_with_a_tiny_filter(run: Run) -> None:
     """At a quarter byte per paragraph the filter errs often, and still no unique paragraph is lost."""
-    docs = docs_from(mixed_corpus(seed=25, docs=200, repeat_rate=0.2))
+    docs = docs_from(suite_corpus("200 documents, 20% repeats"))
     out, stats = run(docs, 0.25)
     want, _ = oracle_run(docs)
     assert out == want, f"the output differs from the set oracle's: {differences(out, want)}"

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from corpus.doc import Doc
-from dedup_harness.corpora import unique_corpus
+from dedup_harness.core.corpora import suite_corpus
 from support import Run, docs_from
 
 LN2_SQUARED = math.log(2) ** 2
@@ -46,8 +46,7 @@ def test_false_positives_stay_within_the_budget(
     impl: Any, run: Run, fixture_docs: list[Doc], corpus: str, bloom_bytes_per_item: float
 ) -> None:
     """The filter errs no more often than its sizing promises (with four standard deviations of slack)."""
-    # 25 paragraphs a document: the filter sees paragraphs, and fewer documents make the run cheaper.
-    docs = fixture_docs if corpus == "fixture" else docs_from(unique_corpus(seed=6, paragraphs=20_000, per_doc=25))
+    docs = fixture_docs if corpus == "fixture" else docs_from(suite_corpus("20k unique paragraphs"))
     _, stats = run(docs, bloom_bytes_per_item)
     n, p = stats["paragraphs"], impl.bloom_rate(bloom_bytes_per_item)
     # Each unique paragraph is asked once, while the filter fills; at full load it errs with

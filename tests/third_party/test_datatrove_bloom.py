@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from dedup_harness import bloommask
+from dedup_harness.bloom_audit import datatrove_mask
 from dedup_harness.cli import main
 
 from .requirements import require
@@ -24,19 +24,19 @@ def test_the_installed_line_is_the_mask() -> None:
 
 
 def test_get_indexes_reaches_exactly_2_to_the_popcount_of_m_bytes() -> None:
-    for row in bloommask.law_rows(bloom):
+    for row in datatrove_mask.law_rows(bloom):
         assert row.all_submasks, row
-        assert row.measured == row.reachable == 2 ** bloommask.popcount(row.m_bytes), row
+        assert row.measured == row.reachable == 2 ** datatrove_mask.popcount(row.m_bytes), row
 
 
 def test_it_logs_2_8e_minus_29_and_delivers_1_at_2_to_the_20_bytes() -> None:
-    gap = bloommask.rate_gap(bloom)
+    gap = datatrove_mask.rate_gap(bloom)
     assert gap.logged_by_datatrove == pytest.approx(2.8e-29, rel=0.02)
     assert gap.delivered_measured == 1.0
 
 
 def test_its_own_run_drops_49_of_50_unique_documents_and_none_with_the_reduction_fixed() -> None:
-    drops = bloommask.document_drops(bloom)
+    drops = datatrove_mask.document_drops(bloom)
     assert (drops.documents, drops.dropped_shipped, drops.dropped_fixed) == (50, 49, 0)
     assert drops.dropped_count_in_stats == 98  # each drop counted by step() and again by run()
 
@@ -53,7 +53,7 @@ def audit_json() -> dict[str, Any]:
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["audit-bloom", "datatrove", "--json"]) == 1
+        assert main(["audit-bloom", "datatrove", "--json", "-"]) == 1
     report: dict[str, Any] = json.loads(out.getvalue())
     return report
 

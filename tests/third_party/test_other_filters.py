@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dedup_harness.bloom_audit import AuditReport, audit
-from dedup_harness.bloom_targets import resolve_target
+from dedup_harness.bloom_audit.audit import AuditReport, audit
+from dedup_harness.bloom_audit.filters import resolve_target
 
 from .requirements import require
 

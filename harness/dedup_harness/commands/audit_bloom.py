@@ -11,13 +11,13 @@ import json
 import sys
 
 from rich.console import Console
-from rich.progress import Progress
 
-from dedup_harness import bloommask
-from dedup_harness.bloom_audit import AuditReport, audit
-from dedup_harness.bloom_cases import Case
-from dedup_harness.bloom_report import print_audit, print_bloommask, to_json
-from dedup_harness.bloom_targets import TARGET_NAMES, DatatroveTarget, Target, TargetError, resolve_target
+from dedup_harness.bloom_audit import datatrove_mask
+from dedup_harness.bloom_audit.audit import AuditReport, audit
+from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, TargetError, resolve_target
+from dedup_harness.bloom_audit.report import print_audit, print_bloommask, to_json
+from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.commands.progress import Progress
 
 HELP = "audit Bloom filters (reference, datatrove, rbloom, pybloom-live, module:Class) for sizing and index faults"
 
@@ -29,61 +29,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="TARGET",
         help=f"one of {', '.join(TARGET_NAMES)}, or module:Class (built as Class(capacity, error_rate))",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON document instead of tables")
+    parser.add_argument("--json", metavar="FILE", help="write the audit as one JSON document to FILE ('-' for stdout)")
     parser.add_argument("--seed", type=int, default=0, help="seed for the generated items (default 0)")
-
-
-class _Progress:
-    """A rich progress bar on a terminal; one plain line per case on stderr otherwise (CI logs, captures)."""
-
-    def __init__(self) -> None:
-        self.bar = Progress(console=Console(stderr=True), transient=True) if sys.stderr.isatty() else None
-
-    def __enter__(self) -> _Progress:
-        if self.bar is not None:
-            self.bar.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-
-    def run(self, target: Target, seed: int) -> AuditReport:
-        cases = target.cases()
-        task = self.bar.add_task(f"audit {target.name}", total=len(cases)) if self.bar is not None else None
-        done = 0
-
-        def advance(case: Case) -> None:
-            nonlocal done
-            done += 1
-            if self.bar is not None and task is not None:
-                self.bar.advance(task)
-            else:
-                print(f"audit-bloom {target.name}: {done}/{len(cases)} {case.label}", file=sys.stderr)
-
-        return audit(target, seed=seed, cases=cases, on_case=advance)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         targets = [resolve_target(spec) for spec in args.targets]
     except TargetError as exc:
-        print(f"dedup-harness audit-bloom: {exc}", file=sys.stderr)
-        return 2
+        return fail("audit-bloom", exc)
     reports: list[AuditReport] = []
     mask_report = None
-    with _Progress() as progress:
+    with Progress("audit-bloom") as progress:
         for target in targets:
-            reports.append(progress.run(target, args.seed))
+            cases = target.cases()
+            progress.phase(f"auditing {target.name}", total=len(cases))
+            reports.append(audit(target, seed=args.seed, cases=cases, on_case=lambda c: progress.finished(c.label)))
             if isinstance(target, DatatroveTarget):
-                mask_report = bloommask.build_report(target.module)
+                mask_report = datatrove_mask.build_report(target.module)
     if args.json:
-        print(json.dumps(to_json(reports, mask_report), indent=2))
-    else:
-        # Wide enough for the table when piped into a log; a terminal keeps its own width.
-        console = Console(width=None if sys.stdout.isatty() else 180)
-        for report in reports:
-            print_audit(console, report)
-        if mask_report is not None:
-            print_bloommask(console, mask_report)
+        write_output(args.json, json.dumps(to_json(reports, mask_report), indent=2) + "\n")
+    # The tables are for people: on stdout, unless stdout carries the JSON. Wide enough for the table
+    # when piped into a log; a terminal keeps its own width.
+    elsewhere = to_stdout(args.json)
+    console = Console(stderr=elsewhere, width=None if sys.stdout.isatty() else 180)
+    for report in reports:
+        print_audit(console, report)
+    if mask_report is not None:
+        print_bloommask(console, mask_report)
     return 0 if all(report.passed for report in reports) else 1

@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import IO, Any
 
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from dedup_harness import jsonl, reference
-from dedup_harness.atomic import atomic_file
+from dedup_harness.commands.outputs import fail
+from dedup_harness.commands.progress import Progress
+from dedup_harness.core import jsonl, reference
+from dedup_harness.core.atomic import atomic_file
 
 HELP = "run the reference exact-dedup stage on a JSON Lines corpus"
 
@@ -39,21 +40,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    err = Console(stderr=True)
     try:
-        stats = _dedup(args, err)
+        stats = _dedup(args)
         if args.stats:
             with atomic_file(args.stats) as out:
                 out.write(json.dumps(stats, indent=2).encode("utf-8") + b"\n")
     except (jsonl.CorpusError, ValueError, TypeError, OSError) as exc:
-        print(f"dedup-harness dedup: {exc}", file=sys.stderr)  # one plain line, never wrapped
-        return 1
+        return fail("dedup", exc, 1)
     if not args.quiet:
-        err.print(_stats_table(stats))
+        Console(stderr=True).print(_stats_table(stats))
     return 0
 
 
-def _dedup(args: argparse.Namespace, err: Console) -> dict[str, Any]:
+def _dedup(args: argparse.Namespace) -> dict[str, Any]:
     stage = reference.load("corpus.dedup")
     doc = reference.load("corpus.doc")
     if args.spool_dir is not None and not Path(args.spool_dir).is_dir():
@@ -61,18 +60,9 @@ def _dedup(args: argparse.Namespace, err: Console) -> dict[str, Any]:
     stats: dict[str, Any] = {}
     with contextlib.ExitStack() as stack:
         source = stack.enter_context(_open_input(args.input))
-        progress = stack.enter_context(
-            Progress(
-                SpinnerColumn(),
-                TextColumn("{task.description}: {task.completed:,}"),
-                TimeElapsedColumn(),
-                console=err,
-                disable=args.quiet,
-                transient=True,
-            )
-        )
-        reading = progress.add_task("documents spooled", total=None)
-        records = jsonl.read_records(_counted(source, progress, reading), source=_name(args.input))
+        progress = stack.enter_context(Progress("dedup", quiet=args.quiet))
+        progress.phase("spooling", unit="documents read")
+        records = jsonl.read_records(_counted(source, progress), source=_name(args.input))
         docs = (doc.Doc(r["id"], r["text"], r["meta"]) for r in records)
         # closing(): an error or Ctrl-C while we write still closes the stage, which removes its spool.
         kept = stack.enter_context(
@@ -81,16 +71,17 @@ def _dedup(args: argparse.Namespace, err: Console) -> dict[str, Any]:
             )
         )
         out = stack.enter_context(_open_output(args.output))
-        writing = progress.add_task("documents written (after the screen and confirm passes)", total=None)
-        for d in kept:
+        for n, d in enumerate(kept):
+            if n == 0:  # the first document out: the screen and confirm passes are done
+                progress.phase("writing", unit="documents written")
             jsonl.write_record(out, {"id": d.id, "text": d.text, "meta": d.meta})
-            progress.advance(writing)
+            progress.advance()
     return stats
 
 
-def _counted(lines: IO[bytes], progress: Progress, task: TaskID) -> Iterator[bytes]:
+def _counted(lines: IO[bytes], progress: Progress) -> Iterator[bytes]:
     for line in lines:
-        progress.advance(task)
+        progress.advance()
         yield line
 
 

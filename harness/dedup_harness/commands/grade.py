@@ -13,12 +13,16 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.batch import ALL, ShardError, default_jobs, grade_batch, parse_shard
-from dedup_harness.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
-from dedup_harness.grading import GradeReport, GradingOptions, Status
-from dedup_harness.reports import csv_report, gradescope, json_report, junit, terminal
-from dedup_harness.reports.summary import summarize
-from dedup_harness.scoring import WeightsError, equal_weights, load_weights
+from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.commands.progress import Progress
+from dedup_harness.grade.batch import default_jobs, grade_batch
+from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
+from dedup_harness.grade.grader import GradingOptions
+from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit, terminal
+from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights
+from dedup_harness.grade.shards import ALL, ShardError, parse_shard
 
 HELP = "grade submissions (a dedup.py, or a folder holding one): reports, scores, a batch summary"
 HARNESS_ERROR = 2
@@ -29,8 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", type=Path, metavar="FILE", help="points per check (TOML); equal by default")
     parser.add_argument("--json", metavar="FILE", help="write every report and the summary as JSON ('-': stdout)")
     parser.add_argument("--gradescope", type=Path, metavar="DIR", help="write Gradescope's results.json into DIR")
-    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML")
-    parser.add_argument("--csv", type=Path, metavar="FILE", help="write one row of scores per submission")
+    parser.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE ('-' for stdout)")
+    parser.add_argument("--csv", metavar="FILE", help="write one row of scores per submission to FILE ('-' for stdout)")
     parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
     parser.add_argument("--jobs", type=int, default=default_jobs(), metavar="N", help="submissions graded at once")
     parser.add_argument(
@@ -46,15 +50,20 @@ def run(args: argparse.Namespace) -> int:
         weights = load_weights(args.weights) if args.weights else equal_weights()
         shard = parse_shard(args.shard) if args.shard else ALL
     except (WeightsError, ShardError) as exc:
-        print(f"dedup-harness grade: {exc}", file=sys.stderr)
-        return HARNESS_ERROR
+        return fail("grade", exc, HARNESS_ERROR)
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
-        print(f"dedup-harness grade: no such file or folder: {', '.join(missing)}", file=sys.stderr)
-        return HARNESS_ERROR
+        return fail("grade", f"no such file or folder: {', '.join(missing)}", HARNESS_ERROR)
     options = GradingOptions(weights, diagnoser(), timeout=args.timeout)
     chosen = shard.select(sorted(set(args.paths)))
-    reports = grade_batch(chosen, options, jobs=args.jobs)
+    with Progress("grade") as progress:
+        progress.phase("submissions", total=len(chosen))
+        reports = grade_batch(
+            chosen,
+            options,
+            jobs=args.jobs,
+            on_done=lambda r: progress.finished(f"{r.submission}: {r.score:g}/{r.max_score:g}"),
+        )
     write_outputs(args, reports, str(shard))
     return HARNESS_ERROR if any(r.status is Status.HARNESS_ERROR for r in reports) else 0
 
@@ -70,8 +79,7 @@ def diagnoser() -> Diagnoser:
 def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shard: str) -> None:
     rows = [csv_report.row(report, shard) for report in reports]
     summary = summarize(rows)
-    to_stdout = args.json == "-"
-    console = Console(stderr=to_stdout, soft_wrap=False)
+    console = Console(stderr=to_stdout(args.json, args.csv, args.junit), soft_wrap=False)
     for report in reports if len(reports) == 1 else []:
         terminal.print_report(console, report, show_student_output=args.show_student_output)
     if len(reports) > 1:
@@ -81,12 +89,11 @@ def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shar
         f"{summary['full_marks']} with full marks, mean {summary['mean_score']:g} / {summary['max_score']:g}"
     )
     if args.json:
-        text = json_report.render(reports, summary)
-        sys.stdout.write(text) if to_stdout else Path(args.json).write_text(text, encoding="utf-8")
+        write_output(args.json, json_report.render(reports, summary))
     if args.csv:
-        args.csv.write_text(csv_report.render(rows), encoding="utf-8")
+        write_output(args.csv, csv_report.render(rows))
     if args.junit:
-        args.junit.write_text(junit.render(reports), encoding="utf-8")
+        write_output(args.junit, junit.render(reports))
     if args.gradescope:
         for report in reports:
             folder = args.gradescope if len(reports) == 1 else args.gradescope / safe_name(report.submission)

@@ -6,11 +6,11 @@ Exit status 0 on success, 2 when the bundle cannot be written.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from dedup_harness.bundle import build
-from dedup_harness.scoring import WeightsError, load_weights
+from dedup_harness.commands.outputs import fail
+from dedup_harness.grade.gradescope_bundle import build
+from dedup_harness.grade.scoring import WeightsError, load_weights
 
 HELP = "write the Gradescope autograder bundle (setup.sh, run_autograder, this harness)"
 
@@ -26,7 +26,6 @@ def run(args: argparse.Namespace) -> int:
             load_weights(args.weights)  # refuse a bad file now, not on Gradescope
         count = build(args.out, weights=args.weights)
     except (WeightsError, OSError) as exc:
-        print(f"dedup-harness gradescope-bundle: {exc}", file=sys.stderr)
-        return 2
+        return fail("gradescope-bundle", exc)
     print(f"wrote {args.out} ({count} files): upload it as the autograder of a Gradescope programming assignment")
     return 0

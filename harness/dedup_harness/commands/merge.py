@@ -9,42 +9,39 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
-from dedup_harness.batch import ShardError, merge_rows
-from dedup_harness.reports import csv_report
-from dedup_harness.reports.csv_report import CsvError
-from dedup_harness.reports.summary import summarize
+from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.grade.reports import csv_report
+from dedup_harness.grade.reports.csv_report import CsvError
+from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.shards import ShardError, merge_rows
 
 HELP = "join the CSVs of `grade --shard i/n` runs into one CSV and one summary"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("shards", nargs="+", type=Path, metavar="SHARD", help="a CSV written by grade --csv")
-    parser.add_argument("--csv", type=Path, metavar="FILE", help="write the merged CSV (default: stdout)")
-    parser.add_argument("--json", type=Path, metavar="FILE", help="write the summary as JSON")
+    parser.add_argument(
+        "--csv", metavar="FILE", default="-", help="write the merged CSV to FILE (default: '-', stdout)"
+    )
+    parser.add_argument("--json", metavar="FILE", help="write the summary as JSON to FILE ('-' for stdout)")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         rows, notes = merge_rows(args.shards)
     except (CsvError, ShardError) as exc:
-        print(f"dedup-harness merge: {exc}", file=sys.stderr)
-        return 2
+        return fail("merge", exc)
     summary = summarize(rows)
-    merged = csv_report.render(rows)
-    if args.csv:
-        args.csv.write_text(merged, encoding="utf-8")
-    else:
-        sys.stdout.write(merged)
+    write_output(args.csv, csv_report.render(rows))
     if args.json:
-        args.json.write_text(json.dumps(summary, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    console = Console(stderr=args.csv is None)
+        write_output(args.json, json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    console = Console(stderr=to_stdout(args.csv, args.json))
     for note in notes:
         console.print(note)
     console.print(summary_table(summary))

@@ -14,16 +14,19 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from dedup_harness.catalogue import CatalogueError
-from dedup_harness.matrix import BreachKind, Matrix, judge, write_kill_matrix
-from dedup_harness.mutants import ToolMissing
-from dedup_harness.runner import SuiteResult
-from dedup_harness.stryker import to_stryker
-from dedup_harness.targets import Layout, Target, check_root
-from dedup_harness.verification import Span, verify
-from dedup_harness.verify_report import render_terminal, to_json, to_markdown
+from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.commands.progress import Progress
+from dedup_harness.core.catalogue import CatalogueError
+from dedup_harness.core.kill_matrix import write_kill_matrix
+from dedup_harness.core.runner.result import SuiteResult
+from dedup_harness.verify.engine import verify
+from dedup_harness.verify.matrix import BreachKind, Matrix, judge
+from dedup_harness.verify.mutant_diffs import ToolMissing
+from dedup_harness.verify.report import render_terminal, to_json, to_markdown
+from dedup_harness.verify.spans import Span
+from dedup_harness.verify.stryker import to_stryker
+from dedup_harness.verify.targets import Layout, Target, check_root
 
 HELP = "run the suite against the canary, the reference and every mutant; print the kill matrix"
 
@@ -46,37 +49,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, layout: Layout | None = None) -> int:
     layout = layout or Layout()
-    err = Console(stderr=True)
     try:
         roots = tuple(check_root(Path(root)) for root in args.target)
-        matrix, spans = _run_with_progress(layout, roots, args, err)
+        matrix, spans = _run_with_progress(layout, roots, args)
     except (CatalogueError, ToolMissing, ValueError, OSError) as exc:
-        print(f"verify: {exc}", file=sys.stderr)  # plain: a path in the message must not be wrapped
-        return 2
+        return fail("verify", exc)
     if args.write_kill_matrix:
-        matrix = _write(matrix, layout, err)
+        matrix = _write(matrix, layout)
     _report(matrix, args, spans, layout)
     return 0 if matrix.ok else 1
 
 
 def _run_with_progress(
-    layout: Layout, roots: tuple[Path, ...], args: argparse.Namespace, err: Console
+    layout: Layout, roots: tuple[Path, ...], args: argparse.Namespace
 ) -> tuple[Matrix, dict[str, list[Span]]]:
-    columns = (
-        TextColumn("verify"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-    )
-    with Progress(*columns, console=err, transient=True) as progress:
-        task = progress.add_task("", total=None)
+    with Progress("verify") as progress:
 
         def started(targets: list[Target]) -> None:
-            progress.update(task, total=len(targets))
+            progress.phase("suite runs", total=len(targets))
 
         def done(target: Target, result: SuiteResult) -> None:
-            progress.update(task, advance=1, description=f"{target.name} ({result.seconds:.1f}s)")
+            progress.finished(f"{target.name} ({result.seconds:.1f}s)")
 
         return verify(
             layout,
@@ -90,32 +83,27 @@ def _run_with_progress(
         )
 
 
-def _write(matrix: Matrix, layout: Layout, err: Console) -> Matrix:
+def _write(matrix: Matrix, layout: Layout) -> Matrix:
     """Write the measured kill sets, unless a mutant could not be judged (its set would be a guess)."""
     unjudged = (BreachKind.CANARY_SURVIVED, BreachKind.DIFF_DOES_NOT_APPLY, BreachKind.BROKEN_MUTANT)
     if any(b.kind in unjudged for b in matrix.breaches):
-        err.print("verify: kill matrix not written: some mutant could not be judged (see the breaches)")
+        print("verify: kill matrix not written: some mutant could not be judged (see the breaches)", file=sys.stderr)
         return matrix
-    written = write_kill_matrix(matrix, layout.kill_matrix_file)
-    err.print(f"verify: wrote {layout.kill_matrix_file}", markup=False, highlight=False)
+    written = write_kill_matrix(matrix.kill_sets(), layout.kill_matrix_file)
+    print(f"verify: wrote {layout.kill_matrix_file}", file=sys.stderr)
     return judge(matrix.checks, matrix.rows, written)
 
 
 def _report(matrix: Matrix, args: argparse.Namespace, spans: dict[str, list[Span]], layout: Layout) -> None:
-    outputs = {"json": json.dumps(to_json(matrix), indent=2) + "\n", "markdown": to_markdown(matrix)}
-    to_stdout = False
-    for name, text in outputs.items():
-        destination = getattr(args, name)
-        if destination == "-":
-            sys.stdout.write(text)
-            to_stdout = True
-        elif destination:
-            Path(destination).write_text(text, encoding="utf-8")
+    if args.json:
+        write_output(args.json, json.dumps(to_json(matrix), indent=2) + "\n")
+    if args.markdown:
+        write_output(args.markdown, to_markdown(matrix))
     if args.stryker:
-        report = to_stryker(matrix, spans, layout.impl_root)
-        Path(args.stryker).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+        write_output(args.stryker, json.dumps(to_stryker(matrix, spans, layout.impl_root), indent=2) + "\n")
     # The table is for people: on stdout, unless stdout carries a machine format.
-    console = Console(stderr=to_stdout)
+    elsewhere = to_stdout(args.json, args.markdown, args.stryker)
+    console = Console(stderr=elsewhere)
     if not console.is_terminal:
-        console = Console(stderr=to_stdout, width=120)  # a log file or a pipe: no reason to squeeze the table
+        console = Console(stderr=elsewhere, width=120)  # a log file or a pipe: no reason to squeeze the table
     render_terminal(matrix, console)

@@ -1,0 +1,236 @@
+"""One small interface over any Bloom filter: insert, contains, and m, k, indexes where the filter exposes them.
+
+Items are byte strings. Batches exist only for speed: the defaults run the per-item calls in order.
+Third-party packages are imported by name at run time, so this module imports without them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from dedup_harness.core import reference
+
+
+class BloomAdapter:
+    """A filter under audit. Subclasses set ``m``, ``k`` and ``has_indexes`` to what the filter exposes."""
+
+    m: int | None = None  # allocated bits, None when the filter hides them
+    k: int | None = None  # hashes per item, None when the filter hides them
+    has_indexes = False  # True when ``bit_indexes`` reports the filter's real index function
+
+    def insert(self, item: bytes) -> None:
+        raise NotImplementedError
+
+    def contains(self, item: bytes) -> bool:
+        raise NotImplementedError
+
+    def bit_indexes(self, item: bytes) -> list[int]:
+        """The bits the filter would set for ``item`` (only when ``has_indexes``)."""
+        raise NotImplementedError(f"{type(self).__name__} exposes no index function")
+
+    def set_bits(self) -> set[int] | None:
+        """The bits now set, where the filter lets them be read; None otherwise."""
+        return None
+
+    def insert_many(self, items: Sequence[bytes]) -> None:
+        for item in items:
+            self.insert(item)
+
+    def contains_many(self, items: Sequence[bytes]) -> list[bool]:
+        return [self.contains(item) for item in items]
+
+    def indexes_many(self, items: Sequence[bytes]) -> list[list[int]]:
+        return [self.bit_indexes(item) for item in items]
+
+
+class ReferenceAdapter(BloomAdapter):
+    """The reference ``BloomFilter`` (or any class with its API, such as a deliberately broken subclass)."""
+
+    has_indexes = True
+
+    def __init__(self, capacity: int, error_rate: float, *, cls: Any = None) -> None:
+        cls = cls if cls is not None else reference.load("corpus.bloom").BloomFilter
+        self.filter = cls(capacity, error_rate)
+        self.m = int(self.filter.m)
+        self.k = int(self.filter.k)
+
+    def insert(self, item: bytes) -> None:
+        self.filter.insert(item)
+
+    def contains(self, item: bytes) -> bool:
+        return bool(self.filter.contains(item))
+
+    def bit_indexes(self, item: bytes) -> list[int]:
+        return [int(b) for b in self.filter.bit_indexes(item)]
+
+
+class DatatroveAdapter(BloomAdapter):
+    """datatrove's ``SingleBloomFilter``, driven through its own ``get_indexes``, ``update_bf`` and ``query``.
+
+    An item becomes one shingle the way datatrove hashes an n-gram: its ``hash_fc`` (32-bit xxhash by
+    default) over the item read as Latin-1 text, a one-to-one reading of the bytes.
+    ``fixed_reduction`` swaps only ``get_indexes`` (line 147) for a control run with the reduction corrected.
+    """
+
+    has_indexes = True
+
+    def __init__(self, m_bytes: int, capacity: int, k: int | None = None, *, fixed_reduction: bool = False) -> None:
+        bloom = importlib.import_module("datatrove.pipeline.dedup.bloom_filter")
+        self.module = bloom
+        config = bloom.BloomFilterConfig(m_bytes=m_bytes, k=k, expected_elements=capacity)
+        cls = fixed_reduction_class(bloom) if fixed_reduction else bloom.SingleBloomFilter
+        self.filter = cls(output_folder="memory://dedup-harness-audit", config=config, language=whitespace_tokenizer())
+        self.m = len(self.filter.bit_vector) * 8
+        self.k = int(config.k)
+        self.np = importlib.import_module("numpy")
+
+    def _shingles(self, items: Sequence[bytes]) -> Any:
+        hash_fc = self.filter.hash_fc
+        values = [hash_fc(item.decode("latin-1")) for item in items]
+        return self.np.array(values, dtype=self.np.uint64).reshape((-1, 1))
+
+    def indexes_many(self, items: Sequence[bytes]) -> list[list[int]]:
+        if not items:
+            return []
+        rows: list[list[int]] = self.filter.get_indexes(self._shingles(items))
+        return rows
+
+    def bit_indexes(self, item: bytes) -> list[int]:
+        return self.indexes_many([item])[0]
+
+    def insert_many(self, items: Sequence[bytes]) -> None:
+        flat = [index for row in self.indexes_many(items) for index in row]
+        self.filter.update_bf(flat)
+
+    def insert(self, item: bytes) -> None:
+        self.insert_many([item])
+
+    def contains_many(self, items: Sequence[bytes]) -> list[bool]:
+        return [bool(self.filter.query(row)) for row in self.indexes_many(items)]
+
+    def contains(self, item: bytes) -> bool:
+        return self.contains_many([item])[0]
+
+
+def fixed_reduction_class(bloom: Any) -> Any:
+    """datatrove's ``SingleBloomFilter`` with line 147's ``& m_bytes`` replaced by ``% m``, nothing else."""
+
+    class FixedReductionBloomFilter(bloom.SingleBloomFilter):  # type: ignore[misc]
+        def get_indexes(self, shingles: Any) -> list[list[int]]:
+            a, b = self.parameters
+            result: list[list[int]] = ((shingles * a + b) % bloom._mersenne_prime % self.config.m).tolist()
+            return result
+
+    return FixedReductionBloomFilter
+
+
+def whitespace_tokenizer() -> Any:
+    """A datatrove ``WordTokenizer`` that splits on whitespace.
+
+    datatrove's English tokenizer needs NLTK data from the network; ``load_word_tokenizer`` accepts any
+    ``WordTokenizer`` instance, and the Bloom path only calls ``word_tokenize``.
+    """
+    base = importlib.import_module("datatrove.utils.word_tokenizers").WordTokenizer
+
+    class WhitespaceTokenizer(base):  # type: ignore[misc,valid-type]
+        def word_tokenize(self, text: str) -> list[str]:
+            return text.split()
+
+        def sent_tokenize(self, text: str) -> list[str]:
+            return [text]
+
+        def span_tokenize(self, text: str) -> list[tuple[int, int]]:
+            return [(0, len(text))]
+
+    return WhitespaceTokenizer("en")
+
+
+def stable_hash128(item: Any) -> int:
+    """A process-independent 128-bit signed hash: rbloom's default (``hash``) is salted per process."""
+    data = item if isinstance(item, bytes) else repr(item).encode()
+    return int.from_bytes(hashlib.blake2b(data, digest_size=16).digest(), "little", signed=True)
+
+
+class RbloomAdapter(BloomAdapter):
+    """rbloom's ``Bloom``. Its k and bits are read from ``save_bytes()``: an 8-byte little-endian k, then the bits."""
+
+    def __init__(self, capacity: int, error_rate: float) -> None:
+        rbloom = importlib.import_module("rbloom")
+        self.filter = rbloom.Bloom(capacity, error_rate, hash_func=stable_hash128)
+        self.m = int(self.filter.size_in_bits)
+        self.k = int.from_bytes(self.filter.save_bytes()[:8], "little")
+
+    def insert(self, item: bytes) -> None:
+        self.filter.add(item)
+
+    def contains(self, item: bytes) -> bool:
+        return item in self.filter
+
+    def set_bits(self) -> set[int]:
+        data = self.filter.save_bytes()[8:]
+        return {i * 8 + bit for i, byte in enumerate(data) if byte for bit in range(8) if byte >> bit & 1}
+
+
+class PybloomLiveAdapter(BloomAdapter):
+    """pybloom-live's ``BloomFilter``: k slices of ``bits_per_slice`` bits, one index per slice."""
+
+    has_indexes = True
+
+    def __init__(self, capacity: int, error_rate: float) -> None:
+        pybloom = importlib.import_module("pybloom_live")
+        self.filter = pybloom.BloomFilter(capacity, error_rate)
+        self.m = int(self.filter.num_bits)
+        self.k = int(self.filter.num_slices)
+
+    def insert(self, item: bytes) -> None:
+        self.filter.add(item)
+
+    def contains(self, item: bytes) -> bool:
+        return item in self.filter
+
+    def bit_indexes(self, item: bytes) -> list[int]:
+        width = self.filter.bits_per_slice
+        return [i * width + int(h) for i, h in enumerate(self.filter.make_hashes(item))]
+
+
+_INSERT_NAMES = ("insert", "add")
+_CONTAINS_NAMES = ("contains", "__contains__")
+_M_NAMES = ("m", "num_bits", "size_in_bits", "bit_count")
+_K_NAMES = ("k", "num_slices", "num_hashes", "hash_count")
+
+
+def _first_attr(obj: Any, names: Sequence[str]) -> Any:
+    for name in names:
+        if hasattr(obj, name):
+            return getattr(obj, name)
+    return None
+
+
+class GenericAdapter(BloomAdapter):
+    """Any ``Class(capacity, error_rate)`` with insert/add and contains/__contains__; m, k, bit_indexes if present."""
+
+    def __init__(self, cls: Callable[..., Any], capacity: int, error_rate: float) -> None:
+        self.filter = cls(capacity, error_rate)
+        self._insert = _first_attr(self.filter, _INSERT_NAMES)
+        self._contains = _first_attr(self.filter, _CONTAINS_NAMES)
+        if self._insert is None or self._contains is None:
+            raise TypeError(f"{cls.__name__} has no insert/add or no contains/__contains__ method")
+        m, k = _first_attr(self.filter, _M_NAMES), _first_attr(self.filter, _K_NAMES)
+        self.m = int(m) if isinstance(m, int) else None
+        self.k = int(k) if isinstance(k, int) else None
+        self._indexes = getattr(self.filter, "bit_indexes", None)
+        self.has_indexes = callable(self._indexes)
+
+    def insert(self, item: bytes) -> None:
+        self._insert(item)
+
+    def contains(self, item: bytes) -> bool:
+        return bool(self._contains(item))
+
+    def bit_indexes(self, item: bytes) -> list[int]:
+        if not callable(self._indexes):
+            return super().bit_indexes(item)
+        return [int(b) for b in self._indexes(item)]

@@ -1,0 +1,259 @@
+"""The five Bloom sizing checks, each on one case of one target, each able to fail with a named cause.
+
+sizing (m against the filter's own formula), k (against the k its sizing implies), reachability
+(every bit reachable, measured from the index function or the filter's bits), no false negatives,
+and the delivered false-positive rate against the promised one within a binomial tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from dedup_harness.bloom_audit.adapters import BloomAdapter
+from dedup_harness.bloom_audit.binomial import (
+    ALPHA,
+    distinct_floor,
+    expected_distinct,
+    tolerated_hits,
+    upper_tail_bound,
+)
+from dedup_harness.bloom_audit.cases import Case, Promise
+from dedup_harness.bloom_audit.formulas import optimal_k, textbook_rate
+
+PASS, FAIL, NA = "pass", "fail", "n/a"
+QUERIES = 20_000
+FILLS = 10  # independent filters the queries are spread over
+REACH_DRAW_BUDGET = 400_000  # index draws per case; enough to see every bit of m <= 13,000 bits
+MISS_EXPONENT = 20  # draw m (ln m + 20) indexes: a uniform index then misses some bit with probability < e**-20
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    check: str
+    status: str  # pass, fail or n/a
+    reason: str
+    cause: str | None = None  # a short name for the fault, when the check failed
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One fault, reported once however many rows show it (rows = 0: found by a direct probe)."""
+
+    cause: str
+    rows: int
+    example: str
+
+
+@dataclass(frozen=True)
+class Reach:
+    """What the reachability probe saw."""
+
+    seen: int  # distinct bits reached
+    draws: int  # indexes drawn (or k per inserted item, for filters read through their bits)
+    items: int
+    exhaustive: bool  # the draws were enough to expect every reachable bit
+    saturated: bool  # no new bit in the second half of the draws
+    union: int  # OR of every bit reached
+    out_of_range: int | None  # an index outside range(m), if one was seen
+
+
+@dataclass(frozen=True)
+class Probe:
+    """What filling to capacity and querying fresh items gave."""
+
+    inserted: int
+    false_negatives: int
+    first_false_negative: int | None
+    queries: int
+    false_positives: int
+
+
+def unique_items(seed: str, count: int, *, avoid: Sequence[bytes] = ()) -> list[bytes]:
+    """``count`` distinct random 16-byte items from a seeded generator, none of them in ``avoid``."""
+    rng = random.Random(seed)
+    taken = set(avoid)
+    items: list[bytes] = []
+    while len(items) < count:
+        item = rng.randbytes(16)
+        if item not in taken:
+            taken.add(item)
+            items.append(item)
+    return items
+
+
+def check_sizing(adapter: BloomAdapter, promise: Promise) -> CheckResult:
+    if adapter.m is None:
+        return CheckResult("sizing", NA, "the filter does not expose its bit count")
+    if promise.m is None:
+        return CheckResult("sizing", NA, f"m = {adapter.m}; the filter documents no rule for its bit count")
+    if adapter.m == promise.m:
+        return CheckResult("sizing", PASS, f"m = {adapter.m}, as its formula gives")
+    return CheckResult(
+        "sizing", FAIL, f"m = {adapter.m} bits where its formula gives {promise.m}", cause="bit count off its formula"
+    )
+
+
+def check_k(adapter: BloomAdapter, promise: Promise, case: Case) -> CheckResult:
+    k = adapter.k
+    if k is None:
+        return CheckResult("k", NA, "the filter does not expose k")
+    if k < 1:
+        return CheckResult("k", FAIL, f"k = {k}: no bit is tested, so every query answers present", cause="k = 0")
+    if case.k is not None:
+        return CheckResult("k", PASS, f"k = {k}, given by the caller")
+    if promise.k is None:
+        best = optimal_k(adapter.m, case.capacity) if adapter.m else None
+        if best is None:
+            return CheckResult("k", NA, f"k = {k}; its bit count is hidden, so the optimal k is unknown")
+        if abs(k - best) < 1:
+            return CheckResult("k", PASS, f"k = {k}, within 1 of the optimal {best:.2f} for its m and n")
+        return CheckResult("k", FAIL, f"k = {k}, not within 1 of the optimal {best:.2f}", cause="k off the optimum")
+    if k == promise.k:
+        return CheckResult("k", PASS, f"k = {k}, as its sizing implies")
+    return CheckResult("k", FAIL, _k_reason(k, promise.k, adapter, case), cause=_k_cause(k, promise.k))
+
+
+def _k_cause(k: int, implied: int) -> str:
+    # Rounding either way keeps k within 8 of 8 times the right k: bits passed where bytes are expected.
+    if implied >= 2 and abs(k - 8 * implied) < 8:
+        return "k from bits where bytes are expected (x8)"
+    return "k off its own sizing"
+
+
+def _k_reason(k: int, implied: int, adapter: BloomAdapter, case: Case) -> str:
+    factor = f" ({k / implied:.1f}x)" if implied else ""
+    reason = f"k = {k} where its sizing implies {implied}{factor}"
+    if _k_cause(k, implied).endswith("(x8)"):
+        reason += ": the k formula was given the bit count where it expects bytes"
+    if adapter.m:
+        used, meant = textbook_rate(adapter.m, k, case.capacity), textbook_rate(adapter.m, implied, case.capacity)
+        reason += f"; its bits then give a rate of {used:.3g} instead of {meant:.3g}"
+    return reason
+
+
+def probe_reach(adapter: BloomAdapter, seed: str, budget: int = REACH_DRAW_BUDGET) -> Reach | None:
+    """Draw indexes (or insert items and read the bits) until every bit is seen or the budget is spent."""
+    m, k = adapter.m, adapter.k
+    if m is None or not (adapter.has_indexes or adapter.set_bits() is not None):
+        return None
+    per_item = max(k or 1, 1)
+    wanted = min(budget, math.ceil(m * (math.log(m) + MISS_EXPONENT)))
+    rng = random.Random(seed)
+    seen: set[int] = set()
+    draws = items = last_new = 0
+    out_of_range = None
+    while draws < wanted and len(seen) < m:
+        # small batches, so "no new bit in the second half of the draws" can be seen
+        batch = [rng.randbytes(16) for _ in range(max(16, min(4096, wanted // (per_item * 32) + 1)))]
+        items += len(batch)
+        before = len(seen)
+        if adapter.has_indexes:
+            for row in adapter.indexes_many(batch):
+                seen.update(row)
+                draws += len(row)
+        else:
+            adapter.insert_many(batch)
+            seen = adapter.set_bits() or set()
+            draws += len(batch) * (k if k is not None else 1)
+        if len(seen) > before:
+            last_new = draws
+        if draws == 0:
+            break  # the filter sets no bit at all (k = 0): nothing more to learn
+        bad = [b for b in seen if not 0 <= b < m]
+        if bad and out_of_range is None:
+            out_of_range = bad[0]
+    union = 0
+    for b in seen:
+        union |= max(b, 0)
+    exhaustive = draws >= math.ceil(m * (math.log(m) + MISS_EXPONENT))
+    return Reach(len(seen), draws, items, exhaustive, 2 * last_new <= draws, union, out_of_range)
+
+
+def check_reachability(adapter: BloomAdapter, reach: Reach | None) -> CheckResult:
+    m = adapter.m
+    if reach is None or m is None:
+        return CheckResult("reachability", NA, "the filter exposes neither its indexes nor its bits")
+    if reach.out_of_range is not None:
+        return CheckResult("reachability", FAIL, f"index {reach.out_of_range} lies outside range({m})", "index range")
+    if reach.seen == m:
+        return CheckResult("reachability", PASS, f"all {m} bits reached")
+    if reach.draws == 0:
+        return CheckResult("reachability", FAIL, f"no bit of {m} is ever set: items get no indexes", "k = 0")
+    mask = _mask_diagnosis(reach, m)
+    if reach.exhaustive:
+        reason = (
+            f"only {reach.seen} of {m} bits reached in {reach.draws} draws"
+            f" (a uniform index misses a bit with probability < 1e-8){mask}"
+        )
+        return CheckResult("reachability", FAIL, reason, "index reduced by a mask" if mask else "unreachable bits")
+    floor = distinct_floor(m, reach.draws, reach.items, adapter.k or 1, ALPHA)
+    if reach.seen < floor:
+        expected = expected_distinct(m, reach.draws)
+        reason = (
+            f"only {reach.seen} of {m} bits reached in {reach.draws} draws,"
+            f" where a uniform index reaches about {expected:.0f}{mask}"
+        )
+        return CheckResult("reachability", FAIL, reason, "index reduced by a mask" if mask else "unreachable bits")
+    reason = f"{reach.seen} distinct bits in {reach.draws} draws, as a uniform index over {m} bits gives"
+    return CheckResult("reachability", PASS, reason)
+
+
+def _mask_diagnosis(reach: Reach, m: int) -> str:
+    """Name a bitwise AND when the bits reached are exactly the submasks of their union."""
+    lattice = 2 ** bin(reach.union).count("1")
+    if not reach.saturated or reach.seen != lattice or lattice >= m:
+        return ""
+    union = reach.union
+    text = f": exactly the 2**popcount({union}) = {lattice} submasks of {union}, an index ANDed with {union}"
+    if m % 8 == 0 and reach.union == m // 8:
+        text += " (= m/8, the size in bytes: `& m_bytes`)"
+    return text
+
+
+def probe_capacity(
+    build: Callable[[], BloomAdapter], seed: str, capacity: int, queries: int = QUERIES, fills: int = FILLS
+) -> Probe:
+    """Fill ``fills`` fresh filters with ``capacity`` unique items each, read them back, query fresh items.
+
+    One filter's rate depends on which bits its items happened to set (a spread that grows with k);
+    spreading the queries over several fills averages that out, so the binomial tolerance is fair.
+    """
+    missing: list[int] = []
+    hits = 0
+    for fill in range(fills):
+        adapter = build()
+        inserted = unique_items(f"{seed}:{fill}:insert", capacity)
+        adapter.insert_many(inserted)
+        answers = adapter.contains_many(inserted)
+        missing += [fill * capacity + i for i, present in enumerate(answers) if not present]
+        fresh = unique_items(f"{seed}:{fill}:query", queries // fills, avoid=inserted)
+        hits += sum(adapter.contains_many(fresh))
+    asked = fills * (queries // fills)
+    return Probe(fills * capacity, len(missing), missing[0] if missing else None, asked, hits)
+
+
+def check_false_negatives(probe: Probe) -> CheckResult:
+    if probe.false_negatives == 0:
+        return CheckResult("no false negatives", PASS, f"all {probe.inserted} inserted items read as present")
+    reason = (
+        f"{probe.false_negatives} of {probe.inserted} inserted items read as absent"
+        f" (the first is item #{probe.first_false_negative})"
+    )
+    return CheckResult("no false negatives", FAIL, reason, "false negatives")
+
+
+def check_delivered_rate(probe: Probe, promise: Promise, adapter: BloomAdapter, case: Case) -> CheckResult:
+    delivered = probe.false_positives / probe.queries
+    tolerated = tolerated_hits(probe.queries, promise.rate)
+    summary = f"{probe.false_positives} of {probe.queries} fresh items read as present ({delivered:.3g})"
+    if upper_tail_bound(probe.false_positives, probe.queries, promise.rate) >= ALPHA:
+        return CheckResult("delivered rate", PASS, f"{summary}; promised {promise.rate:.3g}, tolerance {tolerated}")
+    reason = f"{summary} where {promise.rate:.3g} is promised: above the {tolerated} a binomial tolerance allows"
+    if adapter.m and adapter.k is not None and adapter.k >= 1:
+        own = textbook_rate(adapter.m, adapter.k, case.capacity)
+        if own > promise.rate * 1.05:
+            reason += f"; its own m = {adapter.m} and k = {adapter.k} give {own:.3g} even with a perfect index"
+    return CheckResult("delivered rate", FAIL, reason, "rate above its promise")

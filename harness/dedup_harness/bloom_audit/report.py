@@ -1,0 +1,135 @@
+"""How a Bloom audit reads: a rich table per target for people, plain JSON for machines."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
+from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
+
+
+def _num(value: int | None) -> str:
+    return "n/a" if value is None else f"{value:,}"
+
+
+def _reachable(row: CaseReport) -> str:
+    if row.reachable_bits is None:
+        return "n/a"
+    prefix = {"all": "", "saturated": "", "at least": ">= "}.get(row.reachable_how, "")
+    return f"{prefix}{row.reachable_bits:,}"
+
+
+def _k(row: CaseReport) -> str:
+    return _num(row.k) + (" (given)" if row.given_k is not None else "")
+
+
+def _verdict(row: CaseReport) -> str:
+    if row.verdict == "pass":
+        return "[green]PASS[/green]"
+    return "[red]FAIL[/red]: " + "; ".join(row.causes)
+
+
+def case_table(title: str, size_unit: str, rows: list[CaseReport]) -> Table:
+    table = Table(title=title, title_justify="left", show_lines=False)
+    for name, justify in (
+        ("family", "left"),
+        (size_unit, "right"),
+        ("n", "right"),
+        ("p asked", "right"),
+        ("allocated bits", "right"),
+        ("reachable", "right"),
+        ("k", "right"),
+        ("k implied", "right"),
+        ("promised", "right"),
+        ("delivered", "right"),
+        ("verdict", "left"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row in rows:
+        table.add_row(
+            row.family,
+            str(row.size),
+            str(row.capacity),
+            "-" if row.asked_rate is None else f"{row.asked_rate:.3g}",
+            _num(row.allocated_bits),
+            _reachable(row),
+            _k(row),
+            row.implied_k,
+            f"{row.promised_rate:.3g}",
+            f"{row.delivered_rate:.3g}",
+            _verdict(row),
+        )
+    return table
+
+
+def print_audit(console: Console, report: AuditReport) -> None:
+    shipped = [row for row in report.rows if not row.control]
+    controls = [row for row in report.rows if row.control]
+    console.print(case_table(f"audit-bloom {report.target}: {report.description}", report.size_unit, shipped))
+    if controls:
+        title = "control: the same filter with only line 147 reduced by % m (not in the verdict)"
+        console.print(case_table(title, report.size_unit, controls))
+    if report.findings:
+        console.print("[bold]Faults found[/bold] (each once, with the first case that shows it):")
+        for finding in report.findings:
+            console.print(f"  - {finding.cause} ({finding.rows} of {len(shipped)} cases): {finding.example}")
+    if report.notes:
+        console.print("[bold]Also found by direct probes[/bold] (outside the sizing checks, not in the verdict):")
+        for note in report.notes:
+            console.print(f"  - {note.cause}: {note.example}")
+    failed = sum(row.verdict == "fail" for row in shipped)
+    status = "[green]PASS[/green]" if report.passed else f"[red]FAIL[/red] ({failed} of {len(shipped)} cases)"
+    console.print(f"{report.target}: {status}\n")
+
+
+def print_bloommask(console: Console, report: BloommaskReport) -> None:
+    source = "measured on the installed datatrove" if report.measured else "arithmetic only"
+    table = Table(title=f"bloommask: the reachable-index law 2 ** popcount(m_bytes) ({source})", title_justify="left")
+    for name in ("m_bytes", "popcount", "reachable (law)", "measured", "allocated bits", "fraction"):
+        table.add_column(name, justify="right")
+    for row in report.law:
+        table.add_row(
+            row.label,
+            str(row.popcount),
+            f"{row.reachable:,}",
+            _num(row.measured),
+            f"{row.allocated:,}",
+            f"{row.fraction:.2g}",
+        )
+    console.print(table)
+    gap = report.gap
+    logged = f"{gap.logged_by_datatrove:.3g} (its log line)" if gap.logged_by_datatrove is not None else "not run"
+    measured = (
+        f"{gap.delivered_measured:.3g} over {gap.queries} fresh items"
+        if gap.delivered_measured is not None
+        else "not run"
+    )
+    console.print(
+        f"logged versus delivered at m_bytes = {gap.m_bytes}, k = {gap.k}, {gap.n} items: "
+        f"logged {gap.logged_formula:.2g} by its formula, {logged}; delivered {gap.delivered_formula:.2g} "
+        f"by the law, {measured}"
+    )
+    if report.drops is not None:
+        drops = report.drops
+        console.print(
+            f"unique documents through datatrove's own run(): {drops.dropped_shipped} of {drops.documents} dropped "
+            f"as shipped, {drops.dropped_fixed} with line 147 reduced by % m (its stats count "
+            f"{drops.dropped_count_in_stats} dropped)\n"
+        )
+
+
+def to_json(reports: list[AuditReport], bloommask: BloommaskReport | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"passed": all(r.passed for r in reports), "targets": []}
+    for report in reports:
+        entry = asdict(report)
+        entry["passed"] = report.passed
+        for row, data in zip(report.rows, entry["rows"], strict=True):
+            data["causes"] = row.causes
+        out["targets"].append(entry)
+    if bloommask is not None:
+        out["bloommask"] = asdict(bloommask)
+    return out

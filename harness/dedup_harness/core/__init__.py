@@ -1,0 +1,1 @@
+"""What the capabilities share: the checks registry, running the suite, outcomes, data and generators."""

@@ -1,0 +1,142 @@
+"""A pytest plugin that records each check's outcome from pytest's own report data.
+
+Loaded with the arguments ``plugin_args`` spells (``-p`` this module, ``--outcomes-json FILE``). A
+check is one test function; its parametrized cases fold into one outcome: ``failed`` when a case
+failed an assertion (``assert``, ``pytest.fail``, ``pytest.raises`` that saw nothing raised),
+``error`` when a case crashed (any other exception, a setup error), ``timeout`` when a case ran past
+``--check-timeout`` seconds, ``passed`` otherwise. Collection errors are listed apart. No output
+text is scraped: outcomes come from the exception objects themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+from collections.abc import Generator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import pytest
+
+from dedup_harness.core.outcome import PRECEDENCE, Outcome
+
+__all__ = ["PRECEDENCE", "CheckTimeout", "Outcome"]
+
+PLUGIN = __name__
+OUTCOMES_OPTION = "--outcomes-json"
+CHECK_TIMEOUT_OPTION = "--check-timeout"
+
+
+def plugin_args(outcomes_file: Path, *, check_timeout: float) -> list[str]:
+    """pytest's arguments that load this plugin, writing to ``outcomes_file``, with a time limit per case."""
+    return ["-p", PLUGIN, f"{OUTCOMES_OPTION}={outcomes_file}", f"{CHECK_TIMEOUT_OPTION}={check_timeout}"]
+
+
+class CheckTimeout(BaseException):
+    """A case ran too long. A BaseException, so neither a check nor Hypothesis catches and replays it."""
+
+
+@dataclass
+class CaseRecord:
+    nodeid: str
+    outcome: Outcome
+    message: str = ""  # the exception's own text: an assertion's message, or what crashed
+    falsifying: str = ""  # the notes Hypothesis attaches: the shrunk example that fails
+
+
+def classify(excinfo: pytest.ExceptionInfo[BaseException] | None) -> Outcome:
+    if excinfo is None:
+        return Outcome.PASSED
+    # A time limit enforced elsewhere (the grading worker's) says so with an ``outcome`` attribute.
+    if excinfo.errisinstance(CheckTimeout) or getattr(excinfo.value, "outcome", None) == Outcome.TIMEOUT:
+        return Outcome.TIMEOUT
+    error = excinfo.value
+    leaves = list(error.exceptions) if isinstance(error, BaseExceptionGroup) else [error]
+    return Outcome.FAILED if all(is_assertion(e) for e in leaves) else Outcome.ERROR
+
+
+def is_assertion(error: BaseException) -> bool:
+    """An assertion failed: ``assert``, ``pytest.fail()``, or ``pytest.raises`` that saw nothing raised."""
+    return isinstance(error, (AssertionError, pytest.fail.Exception))
+
+
+def case_record(nodeid: str, call: pytest.CallInfo[None]) -> CaseRecord:
+    outcome = classify(call.excinfo) if call.when == "call" else Outcome.ERROR
+    if call.excinfo is None:
+        return CaseRecord(nodeid, outcome)
+    error = call.excinfo.value
+    others = ""
+    if isinstance(error, BaseExceptionGroup):
+        # Hypothesis found several distinct failures: report the first with its own example.
+        others = f"\n(Hypothesis found {len(error.exceptions)} distinct failures; this is the first.)"
+        error = error.exceptions[0]
+    message = f"{type(error).__name__}: {error}"
+    notes = "\n".join(str(note) for note in getattr(error, "__notes__", [])) + others
+    return CaseRecord(nodeid, outcome, message[:4000], notes[:4000])
+
+
+@dataclass(eq=False)  # pytest keeps plugins in sets: identity, not value, makes one
+class Recorder:
+    """The plugin object: collects case records and writes them when the session ends."""
+
+    path: Path
+    check_timeout: float
+    cases: dict[str, list[CaseRecord]] = field(default_factory=dict)
+    collection_errors: list[str] = field(default_factory=list)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, Any]:
+        if self.check_timeout <= 0:
+            return (yield)
+        previous = signal.signal(signal.SIGALRM, _raise_timeout)
+        signal.setitimer(signal.ITIMER_REAL, self.check_timeout)
+        try:
+            return (yield)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+        report = yield
+        skipped = call.excinfo is not None and call.excinfo.errisinstance(pytest.skip.Exception)
+        if isinstance(item, pytest.Function) and not skipped and (call.when == "call" or call.excinfo is not None):
+            self.cases.setdefault(item.originalname, []).append(case_record(item.nodeid, call))
+        return report
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collection_errors.append(f"{report.nodeid}: {report.longreprtext[-4000:]}")
+
+    def pytest_sessionfinish(self, exitstatus: int) -> None:
+        data = {
+            "exitstatus": int(exitstatus),
+            "collection_errors": self.collection_errors,
+            "checks": {name: [asdict(case) for case in cases] for name, cases in self.cases.items()},
+        }
+        self.path.write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
+def _raise_timeout(signum: int, frame: FrameType | None) -> None:
+    raise CheckTimeout("the check ran past its time limit")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("dedup-harness outcomes")
+    group.addoption(OUTCOMES_OPTION, dest="outcomes_json", metavar="FILE", help="write per-check outcomes to FILE")
+    group.addoption(
+        CHECK_TIMEOUT_OPTION,
+        dest="check_timeout",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="time limit per case",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("outcomes_json")
+    if path:
+        config.pluginmanager.register(Recorder(Path(path), config.getoption("check_timeout")), "dedup-harness-recorder")

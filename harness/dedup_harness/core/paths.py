@@ -1,0 +1,17 @@
+"""Where the embedded data lives: beside the package when installed, at the project root in a checkout."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # dedup_harness/
+_INSTALLED = PACKAGE_DIR / "_data"
+
+DATA_ROOT = _INSTALLED if _INSTALLED.is_dir() else PACKAGE_DIR.parent.parent
+IMPL_ROOT = DATA_ROOT / "impl"
+ORACLE_DIR = DATA_ROOT / "oracle"
+MUTANTS_DIR = DATA_ROOT / "mutants"
+TESTS_DIR = DATA_ROOT / "tests"
+SUITE_DIR = TESTS_DIR / "suite"
+FIXTURE_DIR = DATA_ROOT / "fixtures" / "data.03"
+CANARY_SOURCE = MUTANTS_DIR / "canary_dedup.py"  # a wrong corpus.dedup: data, like the mutants' diffs

@@ -1,0 +1,60 @@
+"""Every Hypothesis settings profile the suite runs under, registered in one place.
+
+The suite's conftest loads the one ``DEDUP_HARNESS_PROFILE`` names (``dev`` by default); whoever
+starts a suite run sets that variable to one of the names below.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, Phase, settings
+
+PROFILE_ENV = "DEDUP_HARNESS_PROFILE"
+DEV = "dev"
+CI = "ci"
+GRADING = "grading"  # never depends on luck: the same submission always meets the same examples
+VERIFY = "verify"
+MUTATION = "mutation"
+
+
+def register() -> None:
+    settings.register_profile(DEV, deadline=None, max_examples=50)
+    settings.register_profile(CI, deadline=None, max_examples=50, derandomize=True, database=None, print_blob=True)
+    settings.register_profile(
+        GRADING,
+        deadline=None,
+        max_examples=50,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    # verify runs the suite against every target and only asks whether a check fails: no shrink
+    # phase (a failing mutant would spend seconds shrinking an example nobody reads there).
+    settings.register_profile(
+        VERIFY,
+        deadline=None,
+        max_examples=50,
+        derandomize=True,
+        database=None,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
+        suppress_health_check=[HealthCheck.too_slow],
+    )
+    # mutmut runs the suite once per mutant; a mutant's verdict must not depend on luck or on how
+    # slow the trampolines make a test, and nothing may be written to an example database.
+    settings.register_profile(
+        MUTATION,
+        deadline=None,
+        max_examples=50,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
+def load_from_environment() -> str:
+    """Register the profiles and load the one the environment names; returns its name."""
+    register()
+    name = os.environ.get(PROFILE_ENV, DEV)
+    settings.load_profile(name)
+    return name

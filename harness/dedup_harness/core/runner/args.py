@@ -1,0 +1,67 @@
+"""pytest's arguments for one run of the suite, and the names of what a run leaves in its scratch folder."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from dedup_harness.core.impl_under_test import impl_args
+from dedup_harness.core.outcome_recorder import plugin_args
+from dedup_harness.core.paths import SUITE_DIR
+
+# What a run leaves in its scratch folder: the outcome recorder's file, (a forked run) pytest's output
+# and the child's CPU time, and pytest's base temp folder.
+OUTCOMES_NAME = "outcomes.json"
+LOG_NAME = "pytest.log"
+CPU_NAME = "cpu_seconds"
+BASETEMP_NAME = "tmp"
+# A fresh suite process: pytest, with Hypothesis imported first. pytest assertion-rewrites every module
+# of a plugin's distribution, and with bytecode writes off it would compile all of Hypothesis on every
+# run (about a second); imported first, Hypothesis is left as it is (pytest_args silences the warning).
+BOOT = "import sys, hypothesis, pytest; sys.exit(pytest.main())"
+
+
+def pytest_args(
+    root: Path,
+    outcomes_file: Path,
+    *,
+    check_timeout: float,
+    extra: Sequence[str] = (),
+    suite_dir: Path = SUITE_DIR,
+) -> list[str]:
+    """pytest's arguments for one run of the suite in ``suite_dir`` against ``root``."""
+    return [
+        str(suite_dir),
+        *impl_args(root),
+        *plugin_args(outcomes_file, check_timeout=check_timeout),
+        # The suite's own settings, whatever ini file lies around the working directory.
+        "-c",
+        os.devnull,
+        f"--rootdir={suite_dir.parent}",
+        # No conftest.py from the folders above the suite's (wherever it is installed), and no
+        # walk through them when collecting.
+        f"--confcutdir={suite_dir.parent}",
+        "-p",
+        "no:cacheprovider",
+        # tmp_path under the run's own scratch folder: a forked child ends with os._exit, so pytest's
+        # numbered folders under the system temp would keep their lock files and pile up, and every
+        # later run would scan them all.
+        f"--basetemp={outcomes_file.parent / BASETEMP_NAME}",
+        "-q",
+        "--no-header",
+        "-rN",
+        # Hypothesis (see BOOT), or a fork server's harness, is imported before pytest could rewrite it.
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        *extra,
+    ]
+
+
+def suite_command(
+    root: Path, outcomes_file: Path, *, check_timeout: float, extra: Sequence[str] = (), suite_dir: Path = SUITE_DIR
+) -> list[str]:
+    """The command line of a fresh suite process (see BOOT)."""
+    args = pytest_args(root, outcomes_file, check_timeout=check_timeout, extra=extra, suite_dir=suite_dir)
+    return [sys.executable, "-c", BOOT, *args]

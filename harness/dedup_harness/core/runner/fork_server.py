@@ -1,0 +1,101 @@
+"""One warm server that forks a child per suite run: pytest, Hypothesis and the harness imported once.
+
+Only the child imports the implementation root's ``corpus``; the server never touches one. A child
+makes itself a session leader, so killing its process group ends whatever the run started.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import multiprocessing.forkserver
+import os
+import resource
+import signal
+import sys
+import tempfile
+from collections.abc import Mapping, Sequence
+from multiprocessing.context import ForkServerContext
+from multiprocessing.process import BaseProcess
+from pathlib import Path
+
+from dedup_harness.core.runner.args import CPU_NAME, LOG_NAME
+
+# What the server imports once for every child (see warm_server).
+PRELOAD = ("dedup_harness.core.runner.warm_server",)
+
+
+def start_fork_server() -> ForkServerContext:
+    """Start the fork server now (its imports and warm-up run while the caller prepares the roots).
+
+    There is one server per process, and every child shares its hash seed; it is fixed at 0 (as the
+    grader fixes it for a fresh suite process), so whichever caller starts the server, a child says
+    the same words in the same order every time.
+    """
+    context = multiprocessing.context.ForkServerContext()
+    context.set_forkserver_preload(list(PRELOAD))
+    saved = os.environ.get("PYTHONHASHSEED")
+    os.environ["PYTHONHASHSEED"] = "0"  # the server is a fresh interpreter: it reads this as it starts
+    try:
+        multiprocessing.forkserver.ensure_running()
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONHASHSEED", None)
+        else:
+            os.environ["PYTHONHASHSEED"] = saved
+    return context
+
+
+def start_child(
+    context: ForkServerContext, args: Sequence[str], cwd: str, env: Mapping[str, str], write_bytecode: bool
+) -> BaseProcess:
+    """A child of the fork server running pytest with ``args`` in ``cwd``, its output going to LOG_NAME there."""
+    child_args = (list(args), str(Path(cwd) / LOG_NAME), cwd, dict(env), write_bytecode)
+    process = context.Process(target=_child, args=child_args)
+    process.start()
+    return process
+
+
+def child_output(scratch: str) -> str:
+    """What a forked run printed (nothing, when it died before opening its log)."""
+    log_file = Path(scratch) / LOG_NAME
+    return log_file.read_text(encoding="utf-8", errors="replace") if log_file.exists() else ""
+
+
+def child_cpu_seconds(scratch: str) -> float | None:
+    """The CPU time a forked run used, as it wrote it before exiting (None when it did not get there)."""
+    cpu_file = Path(scratch) / CPU_NAME
+    return float(cpu_file.read_text()) if cpu_file.exists() else None
+
+
+def kill_child(process: BaseProcess) -> None:
+    """Kill the child's whole process group (it made itself a session leader), or at least the child."""
+    if process.pid is None:
+        return
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        if process.exitcode is None:
+            process.kill()
+    process.join()
+
+
+def _child(args: list[str], log_file: str, cwd: str, env: Mapping[str, str], write_bytecode: bool) -> None:
+    """In the forked child: a session of its own, output to a log file, then pytest in-process."""
+    gc.freeze()  # what the fork server built stays out of this child's collections (and its pages unshared)
+    os.setsid()
+    os.chdir(cwd)
+    os.environ.update(env)
+    tempfile.tempdir = None  # the server may have cached its own; env may name another (TMPDIR)
+    sys.dont_write_bytecode = not write_bytecode
+    log = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
+    import pytest
+
+    code = pytest.main(args)
+    usage = resource.getrusage(resource.RUSAGE_SELF)  # this child's own, since the fork
+    Path(cwd, CPU_NAME).write_text(f"{usage.ru_utime + usage.ru_stime:.3f}")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(int(code))

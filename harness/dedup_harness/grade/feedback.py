@@ -1,0 +1,144 @@
+"""Feedback on one check in plain words: what it asserts, what went wrong, the smallest failing input.
+
+The words come from the check's own assertion messages (the suite writes them for people), without
+pytest's introspection of the values, and from the notes Hypothesis attaches to a shrunk example.
+Everything run-specific (scratch paths, memory addresses) is scrubbed so that grading the same
+submission twice gives the same text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dedup_harness.core.checks import BY_NAME
+from dedup_harness.core.outcome import Outcome
+
+MESSAGE_LIMIT = 600  # characters of one case's message
+EXAMPLE_LIMIT = 1500  # characters of a shrunk example
+CASES_SHOWN = 3  # failing cases spelled out per check
+DETAIL_LINES = 3  # lines of pytest's comparison kept after a check's own message
+# pytest's comparison lines that say nothing about the values.
+_NOISE = ("Use -v", "Full diff", "Omitting", "...Full output", "-", "+")
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+# The grader's own scratch folders (tempfile names with the harness's prefixes), wherever they sit.
+_SCRATCH = re.compile(r"[^\s'\"]*dedup-harness-[a-z]+-[a-z0-9_]{8}")
+# The sandbox gives each grader process its own worker uid: a per-run number.
+_UID = re.compile(r"\buid \d+")
+_FIXTURE_ARGUMENT = re.compile(r"^\s*(run|impl|tmp_path|fixture_docs|fixture_expected)=.*,?$")
+_CASE_ID = re.compile(r"\[(.*)\]$")
+
+
+@dataclass(frozen=True)
+class CheckFeedback:
+    """Why one check lost its points, in words a student can act on."""
+
+    asserts: str
+    problems: tuple[str, ...]  # one line per failing case (at most CASES_SHOWN, then a count)
+    smallest_input: str  # Hypothesis's shrunk example, when the check found one
+
+    def text(self) -> str:
+        lines = [f"This check asserts: {self.asserts}."]
+        lines += self.problems
+        if self.smallest_input:
+            lines += ["Smallest failing input:", self.smallest_input]
+        return "\n".join(lines)
+
+
+class Scrubber:
+    """Removes what differs between two runs of the same grade: scratch paths and memory addresses."""
+
+    def __init__(self, replacements: Mapping[str, str]) -> None:
+        # Longest first, so a path is replaced before any folder that contains it.
+        self.replacements = sorted(replacements.items(), key=lambda item: -len(item[0]))
+
+    def __call__(self, text: str) -> str:
+        for old, new in self.replacements:
+            if old:
+                text = text.replace(old, new)
+        return _UID.sub("uid <per run>", _SCRATCH.sub("<scratch>", _ADDRESS.sub("", text)))
+
+
+def check_feedback(
+    name: str,
+    outcome: Outcome,
+    cases: Sequence[Mapping[str, Any]],
+    *,
+    scrub: Scrubber,
+    events: Iterable[str] = (),
+) -> CheckFeedback | None:
+    """Feedback for a check that lost its points; None when it passed."""
+    if outcome is Outcome.PASSED:
+        return None
+    bad = [case for case in cases if case.get("outcome") != Outcome.PASSED]
+    problems = [f"{_case_label(case)}{_plain(case, scrub)}" for case in bad[:CASES_SHOWN]]
+    if len(bad) > CASES_SHOWN:
+        problems.append(f"... and {len(bad) - CASES_SHOWN} more failing cases of this check.")
+    problems += [scrub(event) for event in events]
+    if not problems:
+        problems = [_no_cases(outcome)]
+    example = next((case["falsifying"] for case in bad if case.get("falsifying")), "")
+    return CheckFeedback(asserts(name), tuple(problems), smallest_input(example, scrub))
+
+
+def asserts(name: str) -> str:
+    """What the check asserts, in words (its name, for a check outside the registry)."""
+    return BY_NAME[name].asserts if name in BY_NAME else name
+
+
+def _case_label(case: Mapping[str, Any]) -> str:
+    match = _CASE_ID.search(str(case.get("nodeid", "")))
+    return f"[{match.group(1)}] " if match else ""
+
+
+def _plain(case: Mapping[str, Any], scrub: Scrubber) -> str:
+    """One case's failure in words: the assertion's own message, or what crashed or hung."""
+    message = scrub(str(case.get("message", ""))).strip()
+    outcome = case.get("outcome")
+    if outcome == Outcome.TIMEOUT:
+        return "it ran past its time limit (a hang, or far too slow)."
+    kind, _, rest = message.partition(": ")
+    if outcome == Outcome.FAILED and kind == "AssertionError":
+        return _truncate(_assertion_words(rest), MESSAGE_LIMIT)
+    if not message:
+        return "it crashed without a message."
+    return _truncate(f"it crashed: {message}", MESSAGE_LIMIT)
+
+
+def _assertion_words(text: str) -> str:
+    """The message the check wrote, then the lines of pytest's comparison that say what differed."""
+    if text.startswith("assert "):
+        text = "\n" + text  # no message: only the comparison
+    head, _, comparison = text.partition("\nassert ")
+    words = " ".join(line.strip() for line in head.splitlines() if line.strip())
+    first, *rest = comparison.splitlines() or [""]
+    details = [line.strip() for line in rest if _informative(line)][:DETAIL_LINES]
+    if not words:
+        words = f"expected {first}" if first else "an assertion failed"
+    return f"{words} (details: {'; '.join(details)})" if details else words
+
+
+def _informative(line: str) -> bool:
+    line = line.strip()
+    return bool(line) and not line.startswith(_NOISE)
+
+
+def smallest_input(notes: str, scrub: Scrubber) -> str:
+    """Hypothesis's shrunk example, without the fixtures it passed along and without addresses."""
+    if not notes:
+        return ""
+    kept = [line for line in scrub(notes).splitlines() if not _FIXTURE_ARGUMENT.match(line)]
+    return _truncate("\n".join(kept).strip(), EXAMPLE_LIMIT)
+
+
+def _no_cases(outcome: Outcome) -> str:
+    if outcome is Outcome.TIMEOUT:
+        return "The whole run ran past its time limit before this check finished."
+    return "The check could not run (the submission broke before it; see the problems above)."
+
+
+def _truncate(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,185 @@
+"""Grade one submission: run the twelve checks against it and turn the outcomes into a report.
+
+A submission is a ``dedup.py`` file or a folder holding one. Its root is a scratch copy of the
+reference root with the student's ``dedup.py`` in place of the reference's. The checks run in a
+trusted pytest process; the report carries per-check points and plain-words feedback, the problems
+found before the checks ran, a diagnosis from the kill matrix, and the student's captured output
+(kept for staff, never shown to students unless asked).
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from multiprocessing.context import ForkServerContext
+from pathlib import Path
+from typing import Any
+
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.core.runner import SuiteResult, run_suite
+from dedup_harness.grade.diagnosis import Diagnoser
+from dedup_harness.grade.feedback import CheckFeedback, Scrubber, asserts, check_feedback
+from dedup_harness.grade.plugin import plugin_args
+from dedup_harness.grade.report import CheckReport, GradeReport, Status
+from dedup_harness.grade.scoring import Weights
+from dedup_harness.grade.submission import SubmissionError, prepare
+
+OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
+# The grade reads outcomes and the shrunk examples from the plugins' files, never pytest's text, so it
+# skips what only costs time: Hypothesis's pytest plugin (it would write @example patches for a failing
+# property, importing libcst to do so; the example still travels in the exception's notes) and the
+# end-of-session garbage collections pytest runs to find unraisable exceptions.
+SUITE_ARGS = ("-p", "no:hypothesispytest", "-p", "no:unraisableexception")
+# A fixed hash seed for the trusted suite process: pytest lists the differing items of two dicts in
+# set order, and the same submission must get the same words every time.
+STEADY_ENV = {"PYTHONHASHSEED": "0"}
+PER_RUN = ("uid",)  # protections that differ on every run (the worker's uid follows the grader's pid)
+
+
+@dataclass(frozen=True)
+class GradingOptions:
+    weights: Weights
+    diagnoser: Diagnoser
+    timeout: float = 300.0  # seconds for the whole suite: well past the worker's own budget
+    check_timeout: float = 60.0  # seconds per case
+
+
+def grade(
+    path: Path, options: GradingOptions, *, name: str | None = None, fork: ForkServerContext | None = None
+) -> GradeReport:
+    """Grade the submission at ``path``: prepare its root, run the checks through the isolated worker.
+
+    ``fork`` (from ``runner.start_fork_server``, whose children run with hash seed 0 as STEADY_ENV
+    makes a fresh process's) runs the suite in a child of a warm fork server instead of a fresh
+    interpreter: a batch saves the interpreter's start and imports on every submission.
+    """
+    started = time.monotonic()
+    label = name if name is not None else str(path)
+    with tempfile.TemporaryDirectory(prefix="dedup-harness-grade-") as scratch:
+        try:
+            submission = prepare(path, Path(scratch))
+        except SubmissionError as exc:  # nothing to run: a verdict of zero, with the reason
+            report = unrunnable(label, options, [str(exc)])
+        else:
+            sidecar = Path(scratch) / "grading.json"
+            result = run_suite(
+                IMPL_ROOT,
+                profile="grading",
+                timeout=options.timeout,
+                check_timeout=options.check_timeout,
+                extra_args=[*SUITE_ARGS, *plugin_args(submission.root, sidecar)],
+                env=STEADY_ENV,
+                fork=fork,
+                # The trusted process imports the suite and the reference, never the submission: caching
+                # the suite's rewritten modules spares every later grade the rewrite (half a second).
+                write_bytecode=True,
+            )
+            data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
+            report = from_sidecar(label, result, options, data, [p.message for p in submission.problems])
+    report.seconds = round(time.monotonic() - started, 3)
+    return report
+
+
+def from_sidecar(
+    label: str, result: SuiteResult, options: GradingOptions, data: Mapping[str, Any], problems: list[str]
+) -> GradeReport:
+    """The report from the suite's outcomes and what the grading plugin saw of the worker."""
+    found = [str(p.get("message", "")) for p in data.get("static", [])] or problems
+    events: dict[str, list[str]] = {}
+    for event in data.get("events", []):
+        line = f"{event.get('kind', 'event')}: {event.get('detail', '')}"
+        if event.get("check") in CHECKS:
+            events.setdefault(event["check"], []).append(line)
+        elif not any(str(event.get("detail", "")) in problem for problem in found):
+            found.append(line)  # an event outside any check, unless a static problem already says it
+    return from_result(
+        label,
+        result,
+        options,
+        problems=found,
+        scrub=Scrubber({}),
+        events=events,
+        student_output=str(data.get("student_output", "")),
+        protections=data.get("protections", {}),
+    )
+
+
+def from_result(
+    label: str,
+    result: SuiteResult,
+    options: GradingOptions,
+    *,
+    problems: list[str],
+    scrub: Scrubber,
+    events: Mapping[str, list[str]] | None = None,
+    student_output: str = "",
+    protections: Mapping[str, Any] | None = None,
+) -> GradeReport:
+    """The report for a finished suite run."""
+    events = events or {}
+    error = harness_error(result)
+    if error:
+        return unrunnable(label, options, problems, harness_error=scrub(error))
+    checks = [
+        CheckReport(
+            number=n,
+            name=name,
+            outcome=result.outcomes[name],
+            score=options.weights.points[name] if result.outcomes[name] is Outcome.PASSED else 0.0,
+            max_score=options.weights.points[name],
+            feedback=check_feedback(
+                name, result.outcomes[name], result.cases.get(name, []), scrub=scrub, events=events.get(name, [])
+            ),
+        )
+        for n, name in enumerate(CHECKS, start=1)
+    ]
+    passed = frozenset(c.name for c in checks if c.outcome is Outcome.PASSED)
+    report = GradeReport(
+        submission=label,
+        status=Status.GRADED,
+        score=options.weights.earned(passed),
+        max_score=options.weights.max_score,
+        checks=checks,
+        problems=[scrub(p) for p in problems],
+        protections=json.loads(scrub(json.dumps({k: v for k, v in (protections or {}).items() if k not in PER_RUN}))),
+        student_output=scrub(student_output)[:OUTPUT_LIMIT],
+    )
+    report.diagnosis = options.diagnoser.diagnose(report.lost())
+    return report
+
+
+def harness_error(result: SuiteResult) -> str:
+    """Why a suite run says nothing about the submission, or "" when its outcomes stand."""
+    if result.collection_errors:
+        return "the suite could not be collected:\n" + "\n".join(result.collection_errors)
+    timed_out = all(outcome is Outcome.TIMEOUT for outcome in result.outcomes.values())
+    if result.exitstatus is None and not timed_out:
+        return "the suite process ended without reporting any outcome:\n" + result.output_tail
+    if result.exitstatus is not None and result.exitstatus not in (0, 1):
+        return f"pytest ended with status {result.exitstatus}:\n{result.output_tail}"
+    return ""
+
+
+def unrunnable(label: str, options: GradingOptions, problems: list[str], *, harness_error: str = "") -> GradeReport:
+    """A report where no check ran: zero points, and the reason in place of every check's feedback."""
+    reason = "The check did not run: " + ("the grader failed." if harness_error else "the submission cannot be graded.")
+    checks = [
+        CheckReport(
+            n, name, Outcome.ERROR, 0.0, options.weights.points[name], CheckFeedback(asserts(name), (reason,), "")
+        )
+        for n, name in enumerate(CHECKS, start=1)
+    ]
+    return GradeReport(
+        submission=label,
+        status=Status.HARNESS_ERROR if harness_error else Status.GRADED,
+        score=0.0,
+        max_score=options.weights.max_score,
+        checks=checks,
+        problems=problems,
+        harness_error=harness_error,
+    )

@@ -1,0 +1,147 @@
+"""A pytest plugin that runs the checks against an untrusted submission through the isolated worker.
+
+Loaded with the arguments ``plugin_args`` spells (``-p`` this module, ``--submission ROOT``,
+``--grading-json FILE``; ROOT is a scratch root made by ``grade.submission.prepare``). It puts a
+``SubmissionProxy`` in ``config.stash[IMPL_KEY]``, so every check talks to the worker; points pytest's
+temporary folders
+into the sandbox's shared folder, so a check's ``spool_dir`` is visible to both sides; and when the
+session ends writes FILE:
+
+    {
+      "protections": {...},          # sandbox.Protections: isolation, interpreter, user, network,
+                                     #   process_namespace, harness_files_hidden, limits, notes
+      "static": [                    # problems found before the checks ran
+        {"kind": "syntax|import|missing|signature", "message": "..."}
+      ],
+      "events": [                    # what the worker did, by check ("(before the checks)" etc.)
+        {"check": "test_...", "kind": "timeout|crash|exit|memory|disk|protocol|import|missing|
+                                       attempt|threads|output", "detail": "..."}
+      ],
+      "student_output": "...",       # the submission's stdout+stderr, truncated
+      "worker": {"uid": 1012345, "starts": 2, "start_seconds": [...], "used_seconds": 1.9}
+                                     # (what changes from run to run: keep it out of reports)
+    }
+
+Limit options: --call-timeout, --submission-timeout, --memory-mb, --disk-mb, --no-bwrap (use the
+fallback isolation even where bubblewrap works; for tests of that path).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import math
+import os
+from collections.abc import Generator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dedup_harness.core.impl_under_test import IMPL_KEY
+from dedup_harness.grade.faults import WorkerFault
+from dedup_harness.grade.proxy import SubmissionProxy
+from dedup_harness.grade.sandbox import Limits, Sandbox
+from dedup_harness.grade.signature import static_problems
+from dedup_harness.grade.submission import Problem, compile_problems
+
+PLUGIN = __name__
+SUBMISSION_OPTION = "--submission"
+SIDECAR_OPTION = "--grading-json"
+
+
+def plugin_args(root: Path, sidecar: Path | None, *options: str) -> list[str]:
+    """pytest's arguments that grade the submission root ``root``, the sidecar going to ``sidecar``."""
+    written = [f"{SIDECAR_OPTION}={sidecar}"] if sidecar is not None else []
+    return ["-p", PLUGIN, f"{SUBMISSION_OPTION}={root}", *written, *options]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("dedup-harness grading")
+    group.addoption(
+        SUBMISSION_OPTION, dest="submission", metavar="ROOT", help="scratch root of the submission to grade"
+    )
+    group.addoption(SIDECAR_OPTION, dest="grading_json", metavar="FILE", help="write the grading sidecar to FILE")
+    group.addoption("--call-timeout", dest="call_timeout", type=float, default=Limits.call_seconds, metavar="S")
+    group.addoption(
+        "--submission-timeout", dest="submission_timeout", type=float, default=Limits.submission_seconds, metavar="S"
+    )
+    group.addoption("--memory-mb", dest="memory_mb", type=int, default=Limits.memory_bytes >> 20, metavar="MB")
+    group.addoption("--disk-mb", dest="disk_mb", type=int, default=Limits.disk_bytes >> 20, metavar="MB")
+    group.addoption("--no-bwrap", dest="no_bwrap", action="store_true", help="do not use bubblewrap even if present")
+
+
+def _doc_type() -> type:
+    doc: type = importlib.import_module("corpus.doc").Doc  # the trusted reference's Doc (from --impl)
+    return doc
+
+
+@dataclass(eq=False)  # pytest keeps plugins in sets: identity makes one
+class Grading:
+    proxy: SubmissionProxy
+    sandbox: Sandbox
+    output_path: Path | None
+    static: list[Problem]
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, Any]:
+        self.proxy.current_check = getattr(item, "originalname", item.name)
+        return (yield)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        self.proxy.shutdown()
+        data = {
+            "protections": self.sandbox.protections.as_dict(),
+            "static": [asdict(p) for p in self.static],
+            "events": [asdict(e) for e in self.proxy.events],
+            "student_output": self.sandbox.output(),
+            "worker": {
+                "uid": self.sandbox.uid if self.sandbox.uid is not None else os.getuid(),
+                "starts": self.proxy.starts,
+                "start_seconds": [round(s, 4) for s in self.proxy.start_seconds],
+                "used_seconds": round(self.proxy.used_seconds, 3),
+            },
+        }
+        self.sandbox.close()
+        if self.output_path is not None:
+            self.output_path.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+
+
+def start_problems(proxy: SubmissionProxy, root: Path) -> list[Problem]:
+    """Compile, import in the worker, and compare names and signatures with the stub."""
+    problems = compile_problems((root / "corpus" / "dedup.py").read_text(encoding="utf-8"))
+    if problems:
+        proxy.broken = f"the submission does not compile: {problems[0].message}"
+        return problems
+    with contextlib.suppress(WorkerFault):  # a broken import is recorded on the proxy
+        proxy.start()  # the import happens in the worker
+    if proxy.import_error is not None or (proxy.broken and proxy.surface is None):
+        return [Problem("import", proxy.broken or "the submission could not be imported")]
+    return static_problems(proxy.surface or {})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    root = config.getoption("submission")
+    if not root:
+        return
+    budget = config.getoption("submission_timeout")
+    limits = Limits(
+        call_seconds=config.getoption("call_timeout"),
+        submission_seconds=budget,
+        cpu_seconds=math.ceil(budget) + 5,  # a worker's CPU time never outlasts the submission's wall time
+        memory_bytes=config.getoption("memory_mb") << 20,
+        disk_bytes=config.getoption("disk_mb") << 20,
+    )
+    sandbox = Sandbox(Path(root), limits, use_bwrap=not config.getoption("no_bwrap"))
+    # The checks' tmp_path must be reachable from inside the sandbox, whatever the runner chose.
+    config.option.basetemp = str(sandbox.shared / "pytest")
+    proxy = SubmissionProxy(sandbox, doc_type=_doc_type)
+    config.stash[IMPL_KEY] = proxy
+    output = config.getoption("grading_json")
+    grading = Grading(proxy, sandbox, Path(output) if output else None, [])
+    config.pluginmanager.register(grading, "dedup-harness-grading")
+    grading.static = start_problems(proxy, Path(root))

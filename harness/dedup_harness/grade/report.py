@@ -1,0 +1,48 @@
+"""A submission's grade as data: its status, score, and each check's outcome, points and feedback.
+
+Every report format (``grade/reports``) renders this and nothing else; building it is the grader's
+job (``grade/grader.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.diagnosis import Diagnosis
+from dedup_harness.grade.feedback import CheckFeedback
+
+
+class Status(StrEnum):
+    GRADED = "graded"  # every check has an outcome, whatever the score
+    HARNESS_ERROR = "harness-error"  # the grader itself failed: the score means nothing
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    number: int  # 1..12, the check's place in SPEC 5
+    name: str
+    outcome: Outcome
+    score: float
+    max_score: float
+    feedback: CheckFeedback | None  # None when the check passed
+
+
+@dataclass
+class GradeReport:
+    submission: str  # the name the submission was given on the command line
+    status: Status
+    score: float
+    max_score: float
+    checks: list[CheckReport]
+    problems: list[str] = field(default_factory=list)  # found before the checks ran, in plain words
+    diagnosis: list[Diagnosis] = field(default_factory=list)
+    protections: dict[str, Any] = field(default_factory=dict)
+    student_output: str = ""
+    harness_error: str = ""
+    seconds: float = 0.0  # a timing field: the only thing that may differ between two gradings
+
+    def lost(self) -> frozenset[str]:
+        return frozenset(check.name for check in self.checks if check.outcome is not Outcome.PASSED)

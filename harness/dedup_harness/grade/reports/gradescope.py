@@ -1,0 +1,59 @@
+"""``grade --gradescope DIR``: Gradescope's ``results.json`` for one submission.
+
+One test per check, numbered "1" to "12" in SPEC order, with its points and its feedback in plain
+words. The student's own printed output never goes into what students see: the autograder's stdout
+(where staff find it) is hidden with ``stdout_visibility``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.report import GradeReport, Status
+
+VISIBLE = "visible"
+HIDDEN = "hidden"
+
+
+def results(report: GradeReport) -> dict[str, Any]:
+    return {
+        "score": report.score,
+        "execution_time": report.seconds,
+        "output": overview(report),
+        "output_format": "text",
+        "stdout_visibility": HIDDEN,
+        "visibility": VISIBLE,
+        "tests": [
+            {
+                "name": check.name,
+                "number": str(check.number),
+                "score": check.score,
+                "max_score": check.max_score,
+                "status": "passed" if check.outcome is Outcome.PASSED else "failed",
+                "output": check.feedback.text() if check.feedback else "Passed.",
+                "output_format": "text",
+                "visibility": VISIBLE,
+            }
+            for check in report.checks
+        ],
+    }
+
+
+def overview(report: GradeReport) -> str:
+    """The text above the tests: the score, what stopped checks from running, and the diagnosis."""
+    if report.status is Status.HARNESS_ERROR:
+        return (
+            "The grader failed on this submission; this is not a verdict on your code. Course staff have the details."
+        )
+    lines = [f"Score: {report.score:g} / {report.max_score:g}."]
+    if report.problems:
+        lines += ["", "Problems found before the checks ran:", *(f"- {p}" for p in report.problems)]
+    if report.diagnosis:
+        lines += ["", "What the failures look like:", *(f"- {d.line()}" for d in report.diagnosis)]
+    return "\n".join(lines)
+
+
+def render(report: GradeReport) -> str:
+    return json.dumps(results(report), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,0 +1,56 @@
+"""``grade --json``: every report and the batch summary as one JSON document.
+
+The schema is ``grade.schema.json`` beside this module (JSON Schema, draft 2020-12). Keys are
+sorted; timing lives only in ``seconds``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from dedup_harness.grade.report import GradeReport
+
+SCHEMA_ID = "dedup-harness/grade/1"
+SCHEMA_PATH = Path(__file__).with_name("grade.schema.json")
+
+
+def report_dict(report: GradeReport) -> dict[str, Any]:
+    return {
+        "submission": report.submission,
+        "status": str(report.status),
+        "score": report.score,
+        "max_score": report.max_score,
+        "problems": list(report.problems),
+        "harness_error": report.harness_error,
+        "diagnosis": [
+            {"mutant": d.mutant, "pitfall": d.pitfall, "checks": list(d.checks), "exact": d.exact}
+            for d in report.diagnosis
+        ],
+        "checks": [
+            {
+                "number": check.number,
+                "name": check.name,
+                "outcome": str(check.outcome),
+                "score": check.score,
+                "max_score": check.max_score,
+                "asserts": check.feedback.asserts if check.feedback else "",
+                "feedback": list(check.feedback.problems) if check.feedback else [],
+                "smallest_input": check.feedback.smallest_input if check.feedback else "",
+            }
+            for check in report.checks
+        ],
+        "protections": report.protections,
+        "student_output": report.student_output,
+        "seconds": report.seconds,
+    }
+
+
+def document(reports: Sequence[GradeReport], summary: dict[str, Any]) -> dict[str, Any]:
+    return {"schema": SCHEMA_ID, "submissions": [report_dict(r) for r in reports], "summary": summary}
+
+
+def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
+    return json.dumps(document(reports, summary), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

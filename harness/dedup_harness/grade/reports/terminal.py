@@ -1,0 +1,63 @@
+"""Grade reports for people: one table per submission with its feedback, and a batch table.
+
+Student output stays out unless asked for (``--show-student-output``); its size is always said.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.report import GradeReport, Status
+
+PROTECTIONS_SHOWN = ("isolation", "network", "user", "notes")  # the rest is in --json
+STYLE = {Outcome.PASSED: "green", Outcome.FAILED: "red", Outcome.ERROR: "magenta", Outcome.TIMEOUT: "yellow"}
+
+
+def print_report(console: Console, report: GradeReport, *, show_student_output: bool = False) -> None:
+    console.print(Text(f"{report.submission}: {report.score:g} / {report.max_score:g}", style="bold"))
+    if report.status is Status.HARNESS_ERROR:
+        console.print(Text(f"HARNESS ERROR (not the submission's fault): {report.harness_error}", style="bold red"))
+    for problem in report.problems:
+        console.print(Text(f"problem: {problem}", style="red"))
+    for diagnosis in report.diagnosis:
+        console.print(Text(diagnosis.line(), style="yellow"))
+    table = Table(show_edge=False)
+    for column in ("#", "check", "outcome", "points"):
+        table.add_column(column, justify="right" if column in ("#", "points") else "left")
+    for check in report.checks:
+        outcome = Text(str(check.outcome), style=STYLE[check.outcome])
+        table.add_row(str(check.number), check.name, outcome, f"{check.score:g}/{check.max_score:g}")
+    console.print(table)
+    for check in report.checks:
+        if check.feedback and report.status is Status.GRADED:
+            console.print(Text(f"{check.number}. {check.name} ({check.outcome})", style="bold"))
+            console.print(Text(textwrap.indent(check.feedback.text(), "    ")), soft_wrap=True)
+    if report.protections:
+        shown = {key: report.protections[key] for key in PROTECTIONS_SHOWN if key in report.protections}
+        console.print("protections: " + "; ".join(f"{key} {value}" for key, value in shown.items()))
+    if show_student_output and report.student_output:
+        console.print(Text("student output:", style="bold"))
+        console.print(Text(report.student_output), soft_wrap=True)
+    elif report.student_output:
+        console.print(f"({len(report.student_output)} characters of student output captured; --show-student-output)")
+    console.print()
+
+
+def print_batch(console: Console, reports: Sequence[GradeReport]) -> None:
+    table = Table(title="grades", show_edge=False)
+    table.add_column("submission", overflow="fold")  # a path is worth reading whole
+    for column in ("score", "status", "lost checks", "fails like"):
+        table.add_column(column, justify="right" if column == "score" else "left")
+    for report in reports:
+        lost = " ".join(str(c.number) for c in report.checks if c.outcome is not Outcome.PASSED)
+        like = " ".join(d.mutant for d in report.diagnosis if d.exact) or (
+            "~" + " ".join(d.mutant for d in report.diagnosis) if report.diagnosis else ""
+        )
+        table.add_row(report.submission, f"{report.score:g}/{report.max_score:g}", str(report.status), lost, like)
+    console.print(table)

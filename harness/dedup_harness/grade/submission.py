@@ -1,0 +1,87 @@
+"""A student's submission: find its dedup.py, build its scratch root, and check it before the checks run.
+
+``prepare(path, scratch_dir)`` takes a ``dedup.py`` or a folder holding one and builds
+``scratch_dir/root``: a copy of the reference root with the student's ``dedup.py`` in place of the
+reference's. A submission that cannot be graded at all (no such path, no dedup.py, too big, not
+UTF-8, a symbolic link) raises ``SubmissionError`` with a plain message. A file that does not compile
+is still prepared: its problem is listed, and every check then fails on the import.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dedup_harness.core.paths import IMPL_ROOT
+
+MAX_BYTES = 1 << 20
+
+
+class SubmissionError(Exception):
+    """The path given cannot be graded at all; the message says why in plain words."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    kind: str  # "syntax", "import", "missing", "signature"
+    message: str
+
+
+@dataclass
+class Submission:
+    source: Path  # the dedup.py as given
+    root: Path  # the scratch implementation root: corpus/ with the student's dedup.py
+    problems: list[Problem] = field(default_factory=list)
+
+
+def find_dedup(path: Path) -> Path:
+    if path.is_symlink():
+        raise SubmissionError(f"{path}: a symbolic link; submit the file itself")
+    if not path.exists():
+        raise SubmissionError(f"{path}: no such file or folder")
+    if path.is_dir():
+        found = path / "dedup.py"
+        if not found.is_file():
+            others = sorted(p.name for p in path.glob("*.py"))[:5]
+            hint = f" (it holds {', '.join(others)})" if others else ""
+            raise SubmissionError(f"{path}: the folder holds no dedup.py{hint}")
+        return find_dedup(found)
+    if path.suffix != ".py":
+        raise SubmissionError(f"{path}: not a Python file (a submission is a dedup.py or a folder holding one)")
+    return path
+
+
+def read_source(path: Path) -> str:
+    size = path.stat().st_size
+    if size > MAX_BYTES:
+        raise SubmissionError(f"{path}: {size} bytes, over the {MAX_BYTES >> 10} KiB a dedup.py may have")
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise SubmissionError(f"{path}: not UTF-8 text (byte {error.start} is {data[error.start]:#04x})") from None
+
+
+def prepare(path: Path, scratch_dir: Path) -> Submission:
+    """The submission's scratch root, and the problems a compile finds."""
+    source_path = find_dedup(Path(path))
+    source = read_source(source_path)
+    root = Path(scratch_dir) / "root"
+    shutil.copytree(
+        IMPL_ROOT, root, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "dedup.py"), dirs_exist_ok=True
+    )
+    (root / "corpus" / "dedup.py").write_text(source, encoding="utf-8")
+    return Submission(source_path, root, compile_problems(source))
+
+
+def compile_problems(source: str) -> list[Problem]:
+    try:
+        compile(source, "dedup.py", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        line = (error.text or "").strip()
+        shown = f": {line[:120]}" if line else ""
+        return [Problem("syntax", f"dedup.py line {error.lineno}: {error.msg}{shown}")]
+    except ValueError as error:  # e.g. a null byte in the source
+        return [Problem("syntax", f"dedup.py cannot be compiled: {error}")]
+    return []

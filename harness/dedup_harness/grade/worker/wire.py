@@ -1,0 +1,166 @@
+"""The grading worker's wire format: one JSON object per line; values as tagged JSON.
+
+``str``, ``int``, ``bool`` and ``None`` travel as themselves. Every other value is an object with a
+tag ``t``: ``float`` (``v``: its repr), ``bytes`` (``v``: hex), ``list``, ``tuple``, ``set``,
+``frozenset`` (``v``: the items), ``dict`` (``v``: ``[key, value]`` pairs), ``path`` (``v``: str) and
+``doc`` (``id``, ``text``, ``meta``). Only builtin types and Doc cross. Three more tags are handles to
+objects that stay on one side: ``iter`` (the caller's input, pulled by the worker a batch at a time),
+``gen`` (an output living in the worker) and ``mirror`` (the caller's stats dict, whose contents
+travel back with every reply).
+
+Both sides use this module, so the format has one home: the worker encodes what the submission
+returns (made of whatever subclasses of builtins it likes) and decodes the grader's requests; the
+grader encodes arguments (exact builtin types only) and decodes replies, refusing anything
+malformed, since the submission can make the worker send anything. Standard library only: this
+package runs inside the sandbox, where the harness is not importable.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from pathlib import Path, PurePath
+from typing import Any
+
+DOC_FIELDS = ("id", "text", "meta")
+SEQUENCES: dict[str, Callable[[Any], Any]] = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}
+# The module surface the worker reports after importing a submission.
+NAMES = ("STATS_KEYS", "paragraphs", "paragraph_hash", "bloom_rate", "exact_dedup")
+# Exception types the grader rebuilds; any other exception crosses as the first of these in its MRO.
+MAPPED = (
+    "FileNotFoundError",
+    "PermissionError",
+    "OSError",
+    "KeyError",
+    "IndexError",
+    "LookupError",
+    "ZeroDivisionError",
+    "OverflowError",
+    "ArithmeticError",
+    "RecursionError",
+    "NotImplementedError",
+    "RuntimeError",
+    "MemoryError",
+    "TypeError",
+    "ValueError",
+    "AttributeError",
+    "NameError",
+    "ImportError",
+)
+MAX_ATTEMPTS = 40  # refused attempts one worker reports, at most
+MAX_TEXT = 2000  # characters of an error message that cross
+
+
+class WireError(ValueError):
+    """A value that is not valid tagged JSON (or carries a handle where none may be)."""
+
+
+Handle = Callable[[str, dict[str, Any]], Any]
+
+
+def encode(value: Any, doc_type: type | None, *, exact: bool) -> Any:
+    """A value as tagged JSON.
+
+    ``exact`` (the grader's side) takes builtins and Doc of exactly those types; without it (the
+    worker's side) subclasses are turned into the builtin they extend, so nothing of the
+    submission's making survives the trip. Anything else is a TypeError.
+    """
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if not exact:
+        plain = _plain_scalar(value)
+        if plain is not _NOT_SCALAR:
+            return plain
+    kind = type(value) if exact else _builtin_base(value, doc_type)
+    if kind is float:
+        return {"t": "float", "v": float.__repr__(value)}
+    if doc_type is not None and kind is doc_type:
+        return {
+            "t": "doc",
+            "id": encode(value.id, doc_type, exact=exact),
+            "text": encode(value.text, doc_type, exact=exact),
+            "meta": encode(value.meta, doc_type, exact=exact),
+        }
+    if kind in (bytes, bytearray):
+        return {"t": "bytes", "v": bytes(value).hex()}
+    if kind in (list, tuple, set, frozenset):
+        return {"t": kind.__name__, "v": [encode(v, doc_type, exact=exact) for v in value]}
+    if kind is dict:
+        return {
+            "t": "dict",
+            "v": [[encode(k, doc_type, exact=exact), encode(v, doc_type, exact=exact)] for k, v in dict.items(value)],
+        }
+    if isinstance(value, PurePath):
+        return {"t": "path", "v": str(value)}
+    if exact:
+        raise TypeError(f"a {type(value).__qualname__} cannot be sent to the grading worker")
+    raise TypeError(
+        f"the submission produced an object of type {type(value).__qualname__}, which cannot be checked: "
+        "only builtin types and Doc leave the worker"
+    )
+
+
+_NOT_SCALAR = object()
+
+
+def _plain_scalar(value: Any) -> Any:
+    """A subclass of bool, int or str as the plain builtin value, else _NOT_SCALAR."""
+    if isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    return _NOT_SCALAR
+
+
+def _builtin_base(value: Any, doc_type: type | None) -> type | None:
+    """The builtin type (or Doc) a value of the submission's making extends, if any."""
+    if doc_type is not None and isinstance(value, doc_type):
+        return doc_type
+    bases = (float, bytes, bytearray, list, tuple, set, frozenset, dict)
+    return next((base for base in bases if isinstance(value, base)), None)
+
+
+def decode(value: Any, doc_type: type, *, handle: Handle | None = None) -> Any:
+    """Tagged JSON rebuilt into builtins and Doc; a malformed value is a WireError.
+
+    ``handle(tag, value)`` resolves the handle tags; without it (the grader's side) they are refused.
+    """
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if type(value) is not dict or type(value.get("t")) is not str:
+        raise WireError(f"not a tagged value: {str(value)[:80]}")
+    tag, inner = value["t"], value.get("v")
+    if tag == "float" and type(inner) is str:
+        return float(inner)
+    if tag == "doc" and all(name in value for name in DOC_FIELDS):
+        return doc_type(*(decode(value[name], doc_type, handle=handle) for name in DOC_FIELDS))
+    if tag == "bytes" and type(inner) is str:
+        return bytes.fromhex(inner)
+    if tag in SEQUENCES and type(inner) is list:
+        return SEQUENCES[tag](decode(v, doc_type, handle=handle) for v in inner)
+    if tag == "dict" and type(inner) is list:
+        return dict(_pair(pair, doc_type, handle) for pair in inner)
+    if tag == "path" and type(inner) is str:
+        return Path(inner)
+    if handle is not None and tag in ("iter", "gen", "mirror"):
+        return handle(tag, value)
+    raise WireError(f"unknown or malformed tag {tag!r}")
+
+
+def _pair(pair: Any, doc_type: type, handle: Handle | None) -> tuple[Any, Any]:
+    if type(pair) is not list or len(pair) != 2:
+        raise WireError("a dict entry that is not a [key, value] pair")
+    return decode(pair[0], doc_type, handle=handle), decode(pair[1], doc_type, handle=handle)
+
+
+def mapped_name(error: BaseException) -> str:
+    """The name of the first builtin exception in MAPPED that ``error`` is an instance of."""
+    names = [cls.__name__ for cls in type(error).__mro__ if cls.__module__ == "builtins"]
+    return next((name for name in names if name in MAPPED), "RuntimeError")
+
+
+def mapped_type(name: object) -> type[BaseException]:
+    """The builtin exception type a MAPPED name stands for (RuntimeError for anything else)."""
+    return getattr(builtins, name) if isinstance(name, str) and name in MAPPED else RuntimeError

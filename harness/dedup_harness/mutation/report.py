@@ -1,0 +1,136 @@
+"""The mutation report: a terminal summary for people, and JSON for machines.
+
+JSON schema (``dedup-harness mutation --json``), version 1::
+
+    {
+      "schema": 1,
+      "ok": bool,                    # true iff no unreviewed survivor and no re-run error
+      "mutmut_version": str,
+      "equivalents_file": str,
+      "seconds": float,              # the whole command; "mutmut_seconds" for `mutmut run` alone
+      "mutmut_seconds": float,
+      "total": int,                  # mutants made by mutmut
+      "killed": int,                 # detected: a test failed (mutmut's run or the re-run) or time ran out
+      "timeouts": int,               # of those, by running out of time
+      "equivalent": int,             # survivors listed in the equivalents file
+      "non_equivalent": int,         # total - equivalent
+      "survived": int,               # survivors not listed: each fails the command
+      "errors": int,                 # re-runs that neither passed nor failed
+      "score": {"killed_over_total": float, "killed_over_non_equivalent": float},
+      "buckets": {killed, survived, no_tests, skipped, suspicious, timeout,
+                  check_was_interrupted_by_user, segfault, total},   # mutmut-cicd-stats.json as read
+      "survivors": [                 # every mutant mutmut did not detect, after its re-run
+        {"name": str, "key": str, "status": str, "rerun": "passed|failed|timeout|error",
+         "verdict": "killed on re-run|timeout|equivalent|survived|error", "reason": str, "diff": str}
+      ],
+      "stale_equivalents": [str]     # listed keys no mutant matched this time
+    }
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from dedup_harness.mutation.equivalents import paste_lines
+from dedup_harness.mutation.measure import MutationReport, Verdict
+
+SCHEMA = 1
+
+
+def ratio(part: int, whole: int) -> float:
+    return part / whole if whole else 0.0
+
+
+def to_json(report: MutationReport) -> dict[str, Any]:
+    return {
+        "schema": SCHEMA,
+        "ok": report.ok,
+        "mutmut_version": report.mutmut_version,
+        "equivalents_file": str(report.equivalents_file),
+        "seconds": round(report.seconds, 1),
+        "mutmut_seconds": round(report.mutmut_seconds, 1),
+        "total": report.total,
+        "killed": report.killed,
+        "timeouts": report.timeouts,
+        "equivalent": report.count(Verdict.EQUIVALENT),
+        "non_equivalent": report.non_equivalent,
+        "survived": report.count(Verdict.SURVIVED),
+        "errors": report.count(Verdict.ERROR),
+        "score": {
+            "killed_over_total": round(ratio(report.killed, report.total), 4),
+            "killed_over_non_equivalent": round(ratio(report.killed, report.non_equivalent), 4),
+        },
+        "buckets": report.buckets,
+        "survivors": [
+            {
+                "name": s.name,
+                "key": s.key,
+                "status": s.status,
+                "rerun": str(s.rerun),
+                "verdict": str(s.verdict),
+                "reason": s.reason,
+                "diff": s.diff,
+            }
+            for s in report.survivors
+        ],
+        "stale_equivalents": report.stale_equivalents,
+    }
+
+
+def colored_diff(diff: str) -> Text:
+    """The diff line by line, removed lines red and added ones green; never cropped (soft wrap)."""
+    text = Text()
+    for line in diff.splitlines():
+        style = "red" if line.startswith("-") else "green" if line.startswith("+") else ""
+        text.append(line + "\n", style=style)
+    return text
+
+
+def render_terminal(report: MutationReport, console: Console) -> None:
+    summary = Table(title="mutmut over impl/corpus/", show_header=False, title_justify="left")
+    summary.add_column(justify="left")
+    summary.add_column(justify="right")
+    killed, total, non_equivalent = report.killed, report.total, report.non_equivalent
+    summary.add_row("mutants", str(total))
+    summary.add_row("killed / total", f"{killed}/{total} ({ratio(killed, total):.1%})")
+    summary.add_row("killed / non-equivalent", f"{killed}/{non_equivalent} ({ratio(killed, non_equivalent):.1%})")
+    summary.add_row("timeouts (counted as killed)", str(report.timeouts))
+    summary.add_row("killed only on the full re-run", str(report.count(Verdict.KILLED_ON_RERUN)))
+    summary.add_row("reviewed equivalent", str(report.count(Verdict.EQUIVALENT)))
+    summary.add_row("unreviewed survivors", str(report.count(Verdict.SURVIVED)))
+    summary.add_row("time", f"{report.seconds:.0f}s (mutmut run {report.mutmut_seconds:.0f}s)")
+    console.print(summary)
+    equivalent = sorted((s for s in report.survivors if s.verdict is Verdict.EQUIVALENT), key=lambda s: s.key)
+    if equivalent:
+        console.print(
+            f"\nreviewed equivalent ({report.equivalents_file}):", markup=False, highlight=False, soft_wrap=True
+        )
+        for survivor in equivalent:
+            console.print(f"  {survivor.key}: {survivor.reason}", markup=False, highlight=False, soft_wrap=True)
+    for survivor in report.survivors:
+        if survivor.verdict in (Verdict.SURVIVED, Verdict.ERROR):
+            heading = f": {survivor.key}  ({survivor.name}, mutmut: {survivor.status}, re-run: {survivor.rerun})"
+            console.print(Text.assemble("\n", (str(survivor.verdict), "bold"), heading), soft_wrap=True)
+            console.print(colored_diff(survivor.diff), soft_wrap=True)
+    unreviewed = [s for s in report.survivors if s.verdict is Verdict.SURVIVED]
+    if unreviewed:
+        console.print(
+            f"\n{len(unreviewed)} survivor(s) not reviewed. Kill each with a new input in the check where it "
+            f"belongs, or, if no input can tell it from the reference, add its entry to [equivalent] in "
+            f"{report.equivalents_file} with a one-line reason:\n",
+            markup=False,
+            highlight=False,
+        )
+        for survivor in unreviewed:
+            console.print(paste_lines(survivor.key, survivor.diff), markup=False, highlight=False, soft_wrap=True)
+    if report.stale_equivalents:
+        console.print(
+            f"\nnote: {len(report.stale_equivalents)} listed equivalent(s) matched no survivor this run "
+            f"(killed now, or the code changed): {', '.join(report.stale_equivalents)}",
+            markup=False,
+            highlight=False,
+        )

@@ -1,0 +1,172 @@
+"""Mutant roots: a scratch copy of the reference with one diff applied, and the tools that keep diffs fresh.
+
+Diffs are applied with ``git apply``: strict by default (no fuzz: a hunk whose context moved or
+changed is refused, never bent into a different meaning), atomic (nothing is written unless every
+hunk applies), and it skips the ``#`` header lines that name a mutant's pitfall.
+
+Maintainers re-base a mutant after the reference changed with (``python -m dedup_harness.verify.mutant_diffs``)::
+
+    checkout s06 /tmp/s06     # a copy of impl/ with s06 applied (or the bare reference, if it no longer applies)
+    # ... edit /tmp/s06/corpus/*.py until it shows the pitfall again ...
+    refresh s06 /tmp/s06      # rewrite mutants/s06.diff from the edited copy, header from the catalogue
+    check                     # which diffs still apply to impl/
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from dedup_harness.core.catalogue import CatalogueError, Mutant, load_catalogue, load_mutant
+from dedup_harness.core.paths import IMPL_ROOT, MUTANTS_DIR
+
+
+class DiffDoesNotApply(RuntimeError):
+    """A mutant's diff no longer applies to the reference. The message names the mutant."""
+
+    def __init__(self, mutant_id: str, reason: str) -> None:
+        super().__init__(f"mutant {mutant_id}: its diff no longer applies to the reference: {reason}")
+        self.mutant_id = mutant_id
+        self.reason = reason
+
+
+class ToolMissing(RuntimeError):
+    """git, which applies the diffs, is not installed."""
+
+
+def copy_root(source: Path, dest: Path) -> Path:
+    """A scratch copy of an implementation root, without bytecode caches."""
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    return dest
+
+
+def apply_diff(mutant_id: str, diff: Path, root: Path) -> None:
+    """Apply ``diff`` (paths ``a/corpus/...``) inside ``root``, all hunks or none."""
+    git = shutil.which("git")
+    if git is None:
+        raise ToolMissing("applying mutant diffs needs git (`git apply`); install git")
+    # Outside any repository, so that git applies to plain files and never to a repository around root.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_CEILING_DIRECTORIES"] = str(root.resolve().parent)
+    result = subprocess.run(
+        [git, "apply", "-p1", "--whitespace=nowarn", str(diff.resolve())],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode != 0:
+        raise DiffDoesNotApply(mutant_id, " ".join(result.stderr.split()) or f"git apply exited {result.returncode}")
+
+
+def mutant_root(mutant: Mutant, dest: Path, reference: Path = IMPL_ROOT) -> Path:
+    """``dest`` becomes a copy of the reference with the mutant's diff applied."""
+    copy_root(reference, dest)
+    apply_diff(mutant.id, mutant.diff, dest)
+    return dest
+
+
+def header(mutant: Mutant) -> str:
+    """The comment lines that head a diff: patch tools skip them, people read them first."""
+    return f"# {mutant.id}: {mutant.title}\n# pitfall: {mutant.pitfall}\n# caught by: {', '.join(mutant.caught_by)}\n"
+
+
+def make_diff(reference: Path, edited: Path) -> tuple[str, list[str]]:
+    """The unified diff from ``reference`` to ``edited`` over their corpus/*.py files, and the files it touches."""
+    names = sorted({p.name for root in (reference, edited) for p in (root / "corpus").glob("*.py")})
+    chunks: list[str] = []
+    touched: list[str] = []
+    for name in names:
+        before, after = _lines(reference / "corpus" / name), _lines(edited / "corpus" / name)
+        if before == after:
+            continue
+        rel = f"corpus/{name}"
+        chunks.extend(difflib.unified_diff(before, after, f"a/{rel}", f"b/{rel}"))
+        touched.append(rel)
+    return "".join(chunks), touched
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines(keepends=True) if path.is_file() else []
+
+
+def refresh(mutant: Mutant, edited: Path, reference: Path = IMPL_ROOT) -> Path:
+    """Rewrite the mutant's diff from an edited copy of the reference; the files must match the catalogue."""
+    diff, touched = make_diff(reference, edited)
+    if not diff:
+        raise ValueError(f"{edited} does not differ from the reference {reference}")
+    if sorted(touched) != sorted(mutant.files):
+        raise ValueError(f"mutant {mutant.id}: the edit touches {touched}, the catalogue lists {list(mutant.files)}")
+    mutant.diff.write_text(header(mutant) + diff, encoding="utf-8")
+    return mutant.diff
+
+
+def _checkout(args: argparse.Namespace) -> int:
+    mutant = load_mutant(args.id, args.mutants_dir)
+    dest = Path(args.dir)
+    if dest.exists():
+        raise ValueError(f"{dest} already exists; name a new folder")
+    try:
+        mutant_root(mutant, dest, args.reference)
+        print(f"{dest}: the reference with {mutant.id} applied; edit it, then `refresh {mutant.id} {dest}`")
+    except DiffDoesNotApply as exc:
+        shutil.rmtree(dest)
+        copy_root(args.reference, dest)
+        print(f"{exc}\n{dest}: the bare reference; make the edit again, then `refresh {mutant.id} {dest}`")
+    return 0
+
+
+def _refresh(args: argparse.Namespace) -> int:
+    path = refresh(load_mutant(args.id, args.mutants_dir), Path(args.dir), args.reference)
+    print(f"wrote {path}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    import tempfile
+
+    stale = 0
+    for mutant in load_catalogue(args.mutants_dir):
+        with tempfile.TemporaryDirectory(prefix="dedup-harness-check-") as scratch:
+            try:
+                mutant_root(mutant, Path(scratch) / "root", args.reference)
+                print(f"{mutant.id}: applies")
+            except DiffDoesNotApply as exc:
+                stale += 1
+                print(exc)
+    return 1 if stale else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m dedup_harness.verify.mutant_diffs", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--mutants-dir", type=Path, default=MUTANTS_DIR, help="the mutants folder")
+    parser.add_argument("--reference", type=Path, default=IMPL_ROOT, help="the reference root the diffs apply to")
+    sub = parser.add_subparsers(dest="action", required=True)
+    checkout = sub.add_parser("checkout", help="copy the reference with one mutant applied into a new folder")
+    checkout.add_argument("id")
+    checkout.add_argument("dir")
+    checkout.set_defaults(func=_checkout)
+    again = sub.add_parser("refresh", help="rewrite a mutant's diff from an edited copy of the reference")
+    again.add_argument("id")
+    again.add_argument("dir")
+    again.set_defaults(func=_refresh)
+    sub.add_parser("check", help="say which diffs still apply to the reference").set_defaults(func=_check)
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (CatalogueError, ValueError, ToolMissing, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

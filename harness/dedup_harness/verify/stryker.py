@@ -1,0 +1,85 @@
+"""The kill matrix as a Stryker mutation-testing report (mutation-testing-report-schema, version 2).
+
+mutation-testing-elements renders it as HTML: each file of the reference with our hand-written
+mutants placed on the lines they change. A mutant is ``Killed`` when every check its catalogue
+entry names failed by an assertion, ``Survived`` when one did not, ``Timeout`` when a named check
+ran out of time, ``CompileError`` when the mutant could not be imported or collected, ``Ignored``
+when its diff no longer applies. ``killedBy`` lists every check that failed, ``coveredBy`` every check.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.verify.matrix import Matrix, Row
+from dedup_harness.verify.spans import Span
+from dedup_harness.verify.targets import Kind
+
+SCHEMA_URL = "https://git.io/mutation-testing-schema"
+
+
+def status(row: Row) -> tuple[str, str]:
+    """The Stryker status and its reason for one mutant row."""
+    if row.result is None:
+        return "Ignored", row.target.problem
+    if row.broken:
+        errors = row.result.collection_errors or [row.message(next(iter(row.result.outcomes)))]
+        return "CompileError", errors[0][:2000]
+    named = {check: row.outcome(check) for check in row.target.expected}
+    if any(outcome is Outcome.TIMEOUT for outcome in named.values()):
+        return "Timeout", "a named check ran out of time"
+    missed = [check for check, outcome in named.items() if outcome is not Outcome.FAILED]
+    if missed:
+        return "Survived", f"not failed by an assertion: {', '.join(missed)}"
+    return "Killed", "; ".join(row.message(check)[:500] for check in row.target.expected)
+
+
+def to_stryker(matrix: Matrix, spans: dict[str, list[Span]], impl_root: Path) -> dict[str, Any]:
+    files: dict[str, dict[str, Any]] = {}
+    for row in matrix.mutant_rows():
+        mutant = row.target.mutant
+        assert mutant is not None
+        state, reason = status(row)
+        where = spans.get(mutant.id) or [Span(name, 1, 2, "") for name in mutant.files]
+        for n, span in enumerate(where):
+            entry = files.setdefault(span.file, _file(impl_root, span.file))
+            entry["mutants"].append(
+                {
+                    "id": mutant.id if n == 0 else f"{mutant.id}.{n + 1}",
+                    "mutatorName": f"{mutant.id}: {mutant.title}",
+                    "description": mutant.pitfall,
+                    "replacement": span.replacement,
+                    "location": {"start": {"line": span.start, "column": 1}, "end": {"line": span.end, "column": 1}},
+                    "status": state,
+                    "statusReason": reason,
+                    "killedBy": row.kills(),
+                    "coveredBy": list(matrix.checks) if row.result is not None else [],
+                    "duration": round(row.result.seconds * 1000) if row.result else 0,
+                }
+            )
+    return {
+        "$schema": SCHEMA_URL,
+        "schemaVersion": "2",
+        "thresholds": {"high": 100, "low": 100},  # every hand-written mutant must die
+        "projectRoot": str(impl_root),
+        "files": dict(sorted(files.items())),
+        "testFiles": _test_files(matrix),
+        "framework": {"name": "dedup-harness verify"},
+    }
+
+
+def _file(impl_root: Path, name: str) -> dict[str, Any]:
+    return {"language": "python", "source": (impl_root / name).read_text(encoding="utf-8"), "mutants": []}
+
+
+def _test_files(matrix: Matrix) -> dict[str, dict[str, Any]]:
+    """Which file defines each check, from the reference run's node ids."""
+    reference = next((row for row in matrix.rows if row.target.kind is Kind.REFERENCE), None)
+    by_file: dict[str, list[dict[str, str]]] = {}
+    cases = reference.result.cases if reference and reference.result else {}
+    for check in matrix.checks:
+        nodeid = cases[check][0]["nodeid"] if cases.get(check) else f"unknown::{check}"
+        by_file.setdefault(nodeid.split("::")[0], []).append({"id": check, "name": check})
+    return {name: {"tests": tests} for name, tests in sorted(by_file.items())}
