@@ -17,6 +17,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+import rich.style  # noqa: F401  (it draws from the global random as it is imported: before the guard below looks)
 from hypothesis import settings
 
 from dedup_harness.core import profiles

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from dedup_harness.cli import main
+from dedup_harness.core.checks import CHECKS
 from dedup_harness.grade.batch import grade_batch
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.report import GradeReport
@@ -37,7 +38,7 @@ def test_a_batch_is_graded_in_parallel_and_reported_in_name_order() -> None:
 
     reports = grade_batch(list(reversed(NAMES)), OPTIONS, jobs=3, grader=fake)
     assert [r.submission for r in reports] == NAMES
-    assert [r.score for r in reports].count(10.0) == 1
+    assert [r.score for r in reports].count(len(CHECKS) - 2) == 1
 
 
 def test_a_grader_failure_on_one_submission_is_a_harness_error_and_the_batch_goes_on() -> None:
@@ -110,3 +111,17 @@ def test_grade_refuses_a_missing_path_and_a_bad_weights_file(
     assert main(["grade", str(tmp_path / "dedup.py"), "--weights", str(tmp_path / "w.toml")]) == 2
     assert "test_nothing" in capsys.readouterr().err
     assert main(["grade", str(tmp_path / "dedup.py"), "--shard", "3/2"]) == 2
+
+
+def test_merge_refuses_a_shard_graded_by_a_different_set_of_checks(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A shard an older harness graded (one check fewer) cannot be joined: its scores mean something else."""
+    one, two = write_shards(tmp_path, 2)
+    lines = two.read_text(encoding="utf-8").splitlines()
+    older = [",".join(line.split(",")[:-1]) for line in lines]  # the last check's column gone
+    two.write_text("\n".join(older) + "\n", encoding="utf-8")
+    assert main(["merge", str(one), str(two)]) == 2
+    message = capsys.readouterr().err.strip()
+    assert message.count("\n") == 0, "one clear line"
+    assert "graded with a different set of checks" in message and "test_paragraph_identity_is_the_exact_text" in message

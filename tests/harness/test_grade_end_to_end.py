@@ -28,12 +28,12 @@ REFERENCE = IMPL_ROOT / "corpus" / "dedup.py"
 
 # What each buggy sample loses (check numbers, SPEC 5 order) and the pitfall it should be diagnosed as.
 EXPECTED = {
-    "keeps_last": ({1, 2, 3, 4, 5, 6, 7, 12}, "s01"),
+    "keeps_last": ({1, 2, 3, 4, 5, 6, 7, 12, 13}, "s01"),
     "splits_on_blank_line_string": ({2, 3, 4, 5, 8}, "s07"),
     "splits_with_splitlines": ({2, 4, 5}, None),  # a bug no mutant has: no kill set fits inside
     "spool_left_on_close": ({11}, "s13"),
     "stats_only_when_docs": ({4, 10}, "s11"),
-    "trusts_the_filter": ({3, 4, 12}, "s04"),
+    "trusts_the_filter": ({3, 4, 12, 13}, "s04"),
 }
 TIMING = re.compile(r'("(?:execution_time|seconds)": )[0-9.]+|( time=")[0-9.]+')
 
@@ -61,7 +61,7 @@ def test_the_references_own_dedup_py_gets_full_marks(graded: dict[str, GradeRepo
 
 def test_a_correct_submission_written_differently_gets_full_marks(graded: dict[str, GradeReport]) -> None:
     report = graded["correct_different"]
-    assert (report.score, report.problems, report.diagnosis) == (12, [], [])
+    assert (report.score, report.problems, report.diagnosis) == (len(CHECKS), [], [])
 
 
 @pytest.mark.parametrize("sample", sorted(EXPECTED))
@@ -72,7 +72,7 @@ def test_each_buggy_sample_loses_its_checks_and_is_diagnosed_by_its_pitfall(
     lost, mutant = EXPECTED[sample]
     assert report.status is Status.GRADED
     assert lost_numbers(report) == lost
-    assert report.score == 12 - len(lost)
+    assert report.score == len(CHECKS) - len(lost)
     if mutant is None:
         assert report.diagnosis == []
     else:
@@ -124,7 +124,7 @@ def test_the_grade_command_writes_every_report_and_exits_zero(tmp_path: Path) ->
     args += ["--junit", str(out["g.xml"]), "--gradescope", str(out["gs"])]
     assert main(args) == 0
     document = json.loads(out["g.json"].read_text(encoding="utf-8"))
-    assert document["submissions"][0]["score"] == 10
-    assert json.loads((out["gs"] / "results.json").read_text(encoding="utf-8"))["score"] == 10
+    assert document["submissions"][0]["score"] == len(CHECKS) - 2
+    assert json.loads((out["gs"] / "results.json").read_text(encoding="utf-8"))["score"] == len(CHECKS) - 2
     assert out["g.csv"].read_text(encoding="utf-8").count("\n") == 2
     assert "<testsuite " in out["g.xml"].read_text(encoding="utf-8")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from dedup_harness.cli import main
+from dedup_harness.core.checks import CHECKS
 
 SAMPLES = Path(__file__).resolve().parent / "submissions" / "samples"
 
@@ -58,8 +59,8 @@ def test_run_autograder_grades_the_submission_into_results_json(bundle: Path, tm
     results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
     assert results["stdout_visibility"] == "hidden"
     assert isinstance(results["execution_time"], (int, float))
-    assert [t["number"] for t in results["tests"]] == [str(n) for n in range(1, 13)]
+    assert [t["number"] for t in results["tests"]] == [str(n) for n in range(1, len(CHECKS) + 1)]
     spool = results["tests"][10]
     assert (spool["name"], spool["status"], spool["score"]) == ("test_the_spool_is_removed", "failed", 0)
     assert results["score"] == pytest.approx(100 - spool["max_score"], abs=1e-3)
-    assert spool["max_score"] == pytest.approx(300 / 14, abs=1e-3)
+    assert spool["max_score"] == pytest.approx(300 / (len(CHECKS) + 2), abs=1e-3)

@@ -1,4 +1,4 @@
-"""Fixtures the twelve checks share: the stage under test, run to the end, and the fixture corpus.
+"""Fixtures the checks share: the stage under test, run to the end, and the fixture corpus.
 
 Nothing here imports ``corpus`` at module level: this file loads before ``--impl`` has put the
 implementation root on sys.path.

@@ -1,4 +1,4 @@
-"""Helpers the twelve checks share: the stage under test against the oracle, in plain words."""
+"""Helpers the checks share: the stage under test against the oracle, in plain words."""
 
 from __future__ import annotations
 

@@ -74,6 +74,11 @@ REGISTRY: tuple[Check, ...] = _registry(
         "test_exact_dedup_is_a_stage",
         "exact_dedup composes like any stage; a partial document's paragraphs are joined by a blank line",
     ),
+    (
+        "test_paragraph_identity_is_the_exact_text",
+        "two paragraphs are one only when their stripped texts are equal code point for code point: a near copy "
+        "(one character changed, added or removed, case or inner spacing changed) stays; an exact copy goes",
+    ),
 )
 
 CHECKS: tuple[str, ...] = tuple(check.name for check in REGISTRY)

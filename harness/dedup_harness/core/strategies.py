@@ -5,6 +5,7 @@ Like the generators, they produce plain records ``{"id", "text", "meta"}``.
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from hypothesis import strategies as st
@@ -51,3 +52,92 @@ def corpora(max_docs: int = 8) -> st.SearchStrategy[list[dict[str, Any]]]:
     return st.lists(texts(), max_size=max_docs).map(
         lambda items: [{"id": f"d{i}", "text": text, "meta": {"n": i}} for i, text in enumerate(items)]
     )
+
+
+# -- near copies of a paragraph (test_paragraph_identity_is_the_exact_text) ------------------------
+
+# Every general category but surrogates (UTF-8 cannot encode them; a stage refuses such text by name).
+# (Typed loosely: Hypothesis spells the names as a Literal type it does not export.)
+CATEGORIES: tuple[Any, ...] = (
+    "Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Mc", "Me", "Nd", "Nl", "No", "Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Po",
+    "Sm", "Sc", "Sk", "So", "Zs", "Zl", "Zp", "Cc", "Cf", "Co", "Cn",
+)  # fmt: skip
+# The text of a paragraph, before its spaces are tidied: mostly plain ASCII words and spaces (so case
+# and spacing edits have something to change, with a few letters that case-fold or normalize), or
+# characters from any script with marks, symbols and compatibility forms among them.
+_PLAIN_TEXT = st.text("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,;'!?-    \néßﬁ²Å", max_size=40)
+_ANY_TEXT = st.text(st.characters(exclude_categories=("Cs", "Zl", "Zp", "Cc"), include_characters="\n"), max_size=24)
+SHARED_LENGTH = 1000  # a long paragraph's edit may fall past this many characters
+
+
+# One character from all of Unicode: a general category first, so rare ones (marks, format) come up.
+ANY_CHARACTER: st.SearchStrategy[str] = st.one_of(*(st.characters(categories=[category]) for category in CATEGORIES))
+
+
+@st.composite
+def paragraph_texts(draw: st.DrawFn) -> str:
+    """One paragraph as a split leaves it: single spaces and single line breaks between words; short or long."""
+    words = draw(st.one_of(_PLAIN_TEXT, _ANY_TEXT)).replace("\n", " \n ").split(" ")
+    text = " ".join(word for word in words if word).replace(" \n ", "\n").strip() or "x"
+    if draw(st.booleans()):  # a long paragraph: its first thousand characters say nothing about the rest
+        text = (text + " ") * (SHARED_LENGTH // (len(text) + 1) + 1) + text
+    return text
+
+
+def _position(draw: st.DrawFn, text: str, *, end: int = 0) -> int:
+    """A place in ``text`` (up to len + end), often past its first thousand characters when it is that long."""
+    last = len(text) - 1 + end
+    late = st.integers(min(SHARED_LENGTH, last), last)
+    return draw(st.one_of(st.integers(0, last), late) if last >= SHARED_LENGTH else st.integers(0, last))
+
+
+def _replace(draw: st.DrawFn, p: str) -> str:
+    i = _position(draw, p)
+    return p[:i] + draw(ANY_CHARACTER) + p[i + 1 :]
+
+
+def _insert(draw: st.DrawFn, p: str) -> str:
+    i = _position(draw, p, end=1)
+    return p[:i] + draw(ANY_CHARACTER) + p[i:]
+
+
+def _delete(draw: st.DrawFn, p: str) -> str:
+    i = _position(draw, p)
+    return p[:i] + p[i + 1 :]
+
+
+def _change_case(draw: st.DrawFn, p: str) -> str:
+    cased = [i for i, c in enumerate(p) if c.swapcase() != c]
+    whole = st.sampled_from((str.lower, str.upper, str.casefold, str.title, str.swapcase))
+    if not cased or draw(st.booleans()):
+        return str(draw(whole)(p))
+    i = draw(st.sampled_from(cased))
+    return p[:i] + p[i].swapcase() + p[i + 1 :]
+
+
+def _change_whitespace(draw: st.DrawFn, p: str) -> str:
+    """Inside a line: a space doubled, turned into a tab or another space character, or taken out; a line
+    break turned into a space."""
+    spaces = [i for i, c in enumerate(p) if c in " \n"]
+    if not spaces:
+        return p + draw(st.sampled_from(("\t", "  "))) + "x"
+    i = draw(st.sampled_from(spaces))
+    new = draw(st.sampled_from(("  ", "\t", " \t", "\xa0", "\u2003", "", " ")))
+    return p[:i] + new + p[i + 1 :]
+
+
+def _normalize(draw: st.DrawFn, p: str) -> str:
+    """The paragraph in one of Unicode's normal forms: equal for a reader, a different text for the stage."""
+    return unicodedata.normalize(draw(st.sampled_from(("NFC", "NFD", "NFKC", "NFKD"))), p)
+
+
+EDITS = (_replace, _insert, _delete, _change_case, _change_whitespace, _normalize)
+
+
+@st.composite
+def near_copies(draw: st.DrawFn) -> tuple[str, str]:
+    """A paragraph and a copy of it changed by one small edit (which may leave it unchanged or split it:
+    the check keeps only pairs of two different single paragraphs)."""
+    p = draw(paragraph_texts())
+    edit = draw(st.sampled_from(EDITS))
+    return p, edit(draw, p)

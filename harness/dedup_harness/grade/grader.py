@@ -1,4 +1,4 @@
-"""Grade one submission: run the twelve checks against it and turn the outcomes into a report.
+"""Grade one submission: run the checks of the suite against it and turn the outcomes into a report.
 
 A submission is a ``dedup.py`` file or a folder holding one. Its root is a scratch copy of the
 reference root with the student's ``dedup.py`` in place of the reference's. The checks run in a

@@ -22,7 +22,7 @@ class Status(StrEnum):
 
 @dataclass(frozen=True)
 class CheckReport:
-    number: int  # 1..12, the check's place in SPEC 5
+    number: int  # the check's place in the suite (core.checks), from 1
     name: str
     outcome: Outcome
     score: float

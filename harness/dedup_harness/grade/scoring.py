@@ -32,7 +32,7 @@ class WeightsError(ValueError):
 
 @dataclass(frozen=True)
 class Weights:
-    """The points each check is worth, for all twelve checks, in SPEC order."""
+    """The points each check is worth, for every check of the suite, in its order."""
 
     points: Mapping[str, float]
 

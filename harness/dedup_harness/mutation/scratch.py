@@ -1,7 +1,7 @@
 """The scratch copy of the project that mutmut runs in, and the environment of every child it starts.
 
 mutmut copies the sources and the tests into ``./mutants/`` of its working directory and runs from
-there, which would collide with our own ``mutants/`` folder (s01-s13). So every run happens in a
+there, which would collide with our own ``mutants/`` folder (the hand-written mutants). So every run happens in a
 scratch folder laid out for it: ``corpus/`` (the reference package, at the top so mutmut's module
 names match the ones the tests import), ``oracle/``, ``fixtures/``, the tests it runs (the suite and
 the reference's own unit tests, nothing of the harness's) and a generated ``pyproject.toml``. The

@@ -1,8 +1,9 @@
 """What the fork server does once for all its children: the imports, and the suite's big corpora.
 
 Every child is forked from a process that has already imported pytest, Hypothesis and the harness,
-and that has already made the suite's large seeded corpora (``corpora.SUITE_CORPORA``). Only the
-fork server imports this module; an ordinary pytest run never does.
+that has already made the suite's large seeded corpora (``corpora.SUITE_CORPORA``), and whose
+Hypothesis has already looked up the characters of every Unicode category the strategies draw from.
+Only the fork server imports this module; an ordinary pytest run never does.
 """
 
 from __future__ import annotations
@@ -27,3 +28,4 @@ for _name in getattr(_pytest.config, "default_plugins", ()):
 
 for _corpus in corpora.SUITE_CORPORA:
     corpora.suite_corpus(_corpus)
+strategies.ANY_CHARACTER.validate()  # Hypothesis works out each Unicode category's characters once, here

@@ -15,7 +15,7 @@ from pathlib import Path
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.grade.report import GradeReport
 
-COLUMNS: tuple[str, ...] = (
+FIXED: tuple[str, ...] = (
     "submission",
     "shard",
     "status",
@@ -24,8 +24,8 @@ COLUMNS: tuple[str, ...] = (
     "fails_like",
     "fails_partly_like",
     "problems",
-    *CHECKS,
 )
+COLUMNS: tuple[str, ...] = (*FIXED, *CHECKS)  # one outcome column per check of the suite
 
 
 def row(report: GradeReport, shard: str) -> dict[str, str]:
@@ -61,8 +61,25 @@ def read(path: Path) -> list[dict[str, str]]:
     try:
         with open(path, encoding="utf-8", newline="") as f:
             reader = csv.DictReader(f)
-            if tuple(reader.fieldnames or ()) != COLUMNS:
-                raise CsvError(f"{path}: not a grade CSV (its header is {reader.fieldnames})")
+            check_header(path, tuple(reader.fieldnames or ()))
             return list(reader)
     except OSError as exc:
         raise CsvError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def check_header(path: Path, header: tuple[str, ...]) -> None:
+    """A grade CSV of this harness's checks, or a CsvError that says what differs."""
+    if header == COLUMNS:
+        return
+    if header[: len(FIXED)] != FIXED:
+        raise CsvError(f"{path}: not a grade CSV (its header is {list(header)})")
+    theirs = header[len(FIXED) :]
+    missing = [c for c in CHECKS if c not in theirs]
+    extra = [c for c in theirs if c not in CHECKS]
+    parts = [f"it lacks {missing}"] if missing else []
+    parts += [f"it has checks this harness does not: {extra}"] if extra else []
+    detail = "; ".join(parts) or "its checks come in another order"
+    raise CsvError(
+        f"{path}: graded with a different set of checks ({len(theirs)} checks; this harness has {len(CHECKS)}): "
+        f"{detail}. Grade every shard with the same harness version."
+    )

@@ -1,6 +1,6 @@
 """``grade --gradescope DIR``: Gradescope's ``results.json`` for one submission.
 
-One test per check, numbered "1" to "12" in SPEC order, with its points and its feedback in plain
+One test per check, numbered from "1" in the suite's order, with its points and its feedback in plain
 words. The student's own printed output never goes into what students see: the autograder's stdout
 (where staff find it) is hidden with ``stdout_visibility``.
 """

@@ -1,0 +1,47 @@
+"""A paragraph's identity is its exact text: near copies both stay, exact copies go."""
+
+from __future__ import annotations
+
+from hypothesis import assume, example, given, settings
+from hypothesis import strategies as st
+
+import oracle
+from corpus.doc import Doc
+from dedup_harness.core.strategies import near_copies
+from support import Run
+
+# One filter that almost never errs, one that errs on most paragraphs: identity must not depend on it.
+FILTER_SIZES = (10, 0.1)
+# A paragraph whose first 80 characters, and one whose first 1,000, say nothing about the rest.
+EIGHTY = "Terms of use: by reading this page you agree to the terms set out by the site owner"
+THOUSAND = ("Chapter one. " * 77)[:1000]
+
+
+def padded(p: str) -> str:
+    """The same paragraph between other blank lines and padding: a split still finds exactly ``p``."""
+    return f"\n \n  {p}\t\n\n"
+
+
+@settings(max_examples=20)
+@given(pair=near_copies(), bloom_bytes_per_item=st.sampled_from(FILTER_SIZES))
+@example(pair=("The cat sat.", "the cat sat."), bloom_bytes_per_item=10)  # a lower-cased identity
+@example(pair=("The cat  sat.", "The cat sat."), bloom_bytes_per_item=0.1)  # whitespace collapsed in a line
+@example(pair=(EIGHTY + " (2019).", EIGHTY + " (2024)."), bloom_bytes_per_item=10)  # an 80-character prefix
+@example(pair=(THOUSAND + "end.", THOUSAND + "End."), bloom_bytes_per_item=0.1)  # past the 1,000th character
+@example(pair=("café", "cafe\u0301"), bloom_bytes_per_item=10)  # one Unicode normal form and another
+def test_paragraph_identity_is_the_exact_text(run: Run, pair: tuple[str, str], bloom_bytes_per_item: float) -> None:
+    """Two paragraphs are one only when their stripped texts are equal code point for code point.
+
+    A paragraph and a near copy of it both stay, in either order; a third document holding an exact
+    copy of the first, padded, is dropped.
+    """
+    p, q = pair
+    assume(q != p and oracle.paragraphs(q) == [q])  # the edit left one paragraph, and a different one
+    for first, second in ((p, q), (q, p)):
+        docs = [Doc("first", first), Doc("second", second), Doc("copy", padded(first))]
+        out, _ = run(docs, bloom_bytes_per_item)
+        assert out == docs[:2], (
+            f"at B={bloom_bytes_per_item}, {first!r} and then {second!r} are two different paragraphs and "
+            f"both should stay, while a third document holding an exact copy of the first goes; "
+            f"the stage returned {out!r}"
+        )
