@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from dedup_harness.core.memory_probe import MEMORY_PROBE_KEY, MemoryProbe, TracedMemory
+
 FIXTURE_DIR = Path(__file__).resolve().parent.parent.parent / "fixtures" / "data.03"
 
 
@@ -44,3 +46,10 @@ def fixture_expected() -> dict[str, Any]:
     with open(FIXTURE_DIR / "expected.json", encoding="utf-8") as f:
         expected: dict[str, Any] = json.load(f)
     return expected
+
+
+@pytest.fixture(scope="session")
+def memory_probe(pytestconfig: pytest.Config) -> Callable[[], MemoryProbe]:
+    """How the stage's memory is measured: tracemalloc in this process, unless a plugin put its own
+    probe in the stash (the grader measures its isolated worker)."""
+    return pytestconfig.stash.get(MEMORY_PROBE_KEY, TracedMemory)

@@ -79,6 +79,11 @@ REGISTRY: tuple[Check, ...] = _registry(
         "two paragraphs are one only when their stripped texts are equal code point for code point: a near copy "
         "(one character changed, added or removed, case or inner spacing changed) stays; an exact copy goes",
     ),
+    (
+        "test_the_documents_are_spooled_not_held",
+        "while the stage runs, the spool under spool_dir holds a full copy of the documents, and the stage's memory "
+        "does not grow with them (memory holds the filter, the candidates and their occurrences, never the documents)",
+    ),
 )
 
 CHECKS: tuple[str, ...] = tuple(check.name for check in REGISTRY)

@@ -41,11 +41,13 @@ from typing import Any
 import pytest
 
 from dedup_harness.core.impl_under_test import IMPL_KEY
+from dedup_harness.core.memory_probe import MEMORY_PROBE_KEY
 from dedup_harness.grade.faults import WorkerFault
 from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.signature import static_problems
 from dedup_harness.grade.submission import Problem, compile_problems
+from dedup_harness.grade.worker_memory import WorkerMemory
 
 PLUGIN = __name__
 SUBMISSION_OPTION = "--submission"
@@ -141,6 +143,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.option.basetemp = str(sandbox.shared / "pytest")
     proxy = SubmissionProxy(sandbox, doc_type=_doc_type)
     config.stash[IMPL_KEY] = proxy
+    config.stash[MEMORY_PROBE_KEY] = lambda: WorkerMemory(proxy)  # the worker's memory, read from outside
     output = config.getoption("grading_json")
     grading = Grading(proxy, sandbox, Path(output) if output else None, [])
     config.pluginmanager.register(grading, "dedup-harness-grading")

@@ -34,7 +34,10 @@ from dedup_harness.grade.sandbox import Sandbox, WorkerProcess
 from dedup_harness.grade.worker.wire import MAX_ATTEMPTS, WireError, decode, encode, mapped_name
 
 DISK_WATCH = WATCH_EVERY  # seconds between looks at the disk the worker uses
-PULL_BATCH = 64  # input documents sent per pull
+PULL_BATCH = 64  # input documents sent per pull, at most
+# ... and text characters, roughly (a pull may end one document past it): what the worker holds of
+# its input at a time stays the same whatever the corpus, so its memory tells what the stage keeps.
+PULL_CHARACTERS = 1 << 18
 TAKE_BATCH = 256  # output documents asked for per round trip by read_all
 
 
@@ -214,10 +217,13 @@ class SubmissionProxy:
         generation = self.generation
         items: list[Any] = []
         then: dict[str, Any] | None = None
+        size = 0
         try:
             # A batch at a time: one round trip per document would double the cost of a call.
-            while len(items) < PULL_BATCH:
-                items.append(encode(next(source), self.doc_type, exact=True))
+            while len(items) < PULL_BATCH and size < PULL_CHARACTERS:
+                item = encode(next(source), self.doc_type, exact=True)
+                items.append(item)
+                size += len(item["text"]) if type(item) is dict and type(item.get("text")) is str else 64
         except StopIteration:
             then = {"stop": True}
             del self.inputs[handle]
@@ -285,6 +291,16 @@ class SubmissionProxy:
     def start(self) -> None:
         """Start the worker now (it imports the submission) unless it runs already."""
         self._ensure_worker()
+
+    def restart_worker(self) -> None:
+        """Stop the worker and start a fresh one."""
+        self._stop_worker()
+        self._ensure_worker()
+
+    def worker_pid(self) -> int | None:
+        """The worker's outermost process (bubblewrap's or unshare's, in those tiers), started if need be."""
+        self._ensure_worker()
+        return self.worker.process.pid if self.worker is not None else None
 
     def _ensure_worker(self) -> None:
         if self.broken is not None:

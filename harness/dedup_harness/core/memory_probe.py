@@ -1,0 +1,55 @@
+"""How the suite measures the memory a stage uses while it runs: a probe, entered around the run.
+
+The check of SPEC 5 that tells a spooling stage from one that holds the documents asks a probe for
+the peak growth of the memory the stage uses. In-process (verify, ``check``) that is tracemalloc's
+peak over the block; the grader puts its own probe in the stash (``MEMORY_PROBE_KEY``), which reads
+the isolated worker's peak resident memory from outside, where the submission cannot forge it.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from collections.abc import Callable
+from types import TracebackType
+from typing import Protocol
+
+import pytest
+
+
+class MemoryProbe(Protocol):
+    """A context manager; once it exits, ``peak`` is the growth in bytes, or None if it could not measure."""
+
+    peak: int | None
+
+    def __enter__(self) -> MemoryProbe: ...
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None: ...
+
+
+MEMORY_PROBE_KEY = pytest.StashKey[Callable[[], MemoryProbe]]()
+
+
+class TracedMemory:
+    """The peak of the memory Python allocated during the block, above what was allocated at its start."""
+
+    def __init__(self) -> None:
+        self.peak: int | None = None
+        self._started_here = False
+        self._base = 0
+
+    def __enter__(self) -> TracedMemory:
+        self._started_here = not tracemalloc.is_tracing()
+        if self._started_here:
+            tracemalloc.start()
+        tracemalloc.reset_peak()
+        self._base = tracemalloc.get_traced_memory()[0]
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.peak = tracemalloc.get_traced_memory()[1] - self._base
+        if self._started_here:
+            tracemalloc.stop()
