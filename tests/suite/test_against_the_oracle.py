@@ -8,6 +8,7 @@ from typing import Any
 from hypothesis import given, settings
 
 import oracle
+from dedup_harness.core.case_log import record
 from dedup_harness.core.corpora import suite_corpus
 from dedup_harness.core.strategies import corpora
 from support import ORACLE_KEYS, Run, differences, docs_from, oracle_run
@@ -16,6 +17,7 @@ from support import ORACLE_KEYS, Run, differences, docs_from, oracle_run
 def test_zero_false_drops_with_a_tiny_filter(run: Run) -> None:
     """At a quarter byte per paragraph the filter errs often, and still no unique paragraph is lost."""
     docs = docs_from(suite_corpus("200 documents, 20% repeats"))
+    record(docs=docs, bloom_bytes_per_item=0.25)
     out, stats = run(docs, 0.25)
     want, _ = oracle_run(docs)
     assert out == want, f"the output differs from the set oracle's: {differences(out, want)}"
@@ -44,10 +46,18 @@ def test_random_corpora_match_the_set_oracle(run: Run, records: list[dict[str, A
     """
     want, want_stats = oracle_run(docs_from(records))
     for bloom_bytes_per_item in FILTER_SIZES:
-        out, stats = run(docs_from(records), bloom_bytes_per_item)  # fresh documents for every run
+        docs = docs_from(records)  # fresh documents for every run
+        record(docs=docs, bloom_bytes_per_item=bloom_bytes_per_item)
+        out, stats = run(docs, bloom_bytes_per_item)
         assert out == want, (
             f"at B={bloom_bytes_per_item} the output differs from the set oracle's: {differences(out, want)}"
         )
-        assert {key: stats.get(key) for key in ORACLE_KEYS} == want_stats, (
-            f"at B={bloom_bytes_per_item} the stats differ from the oracle's counts"
+        got = {key: stats.get(key) for key in ORACLE_KEYS}
+        assert got == want_stats, (
+            f"at B={bloom_bytes_per_item} stats that differ from the oracle's (expected, got): "
+            + (
+                ", ".join(
+                    f"{key} {want_stats[key]!r}, {got[key]!r}" for key in ORACLE_KEYS if got[key] != want_stats[key]
+                )
+            )
         )

@@ -6,6 +6,7 @@ import hashlib
 from typing import Any
 
 from corpus.doc import Doc
+from dedup_harness.core.case_log import record
 from support import Run
 
 HAND = [
@@ -27,22 +28,38 @@ HAND_STATS = {
 
 def test_hand_example_three_documents(impl: Any, run: Run) -> None:
     """Section 3 by hand: A comes out unchanged, B keeps only its bird, C is dropped."""
+    record(docs=HAND, bloom_bytes_per_item=10)
     prefixes = [impl.paragraph_hash(p).hex()[:8] for p in ("The cat sat.", "The dog ran.", "A bird sang.")]
-    assert prefixes == ["84549cfa", "0ea960d6", "c2c47b92"], "paragraph_hash is not SHA-256 of the UTF-8 text"
+    assert prefixes == ["84549cfa", "0ea960d6", "c2c47b92"], (
+        f"the digests of the three paragraphs should begin 84549cfa, 0ea960d6, c2c47b92 (SHA-256 of the UTF-8 "
+        f"text); paragraph_hash gave {', '.join(prefixes)}"
+    )
     out, stats = run(HAND, 10)
     assert out == [HAND[0], Doc("s:1", "A bird sang.")], (
-        "the first occurrence of each paragraph must stay and later ones go: "
-        f"expected A unchanged, B as 'A bird sang.', C dropped; got {out!r}"
+        "expected A unchanged, B as 'A bird sang.' and C dropped (the first occurrence of each paragraph stays, "
+        f"later ones go); got {out!r}"
     )
-    assert {key: stats.get(key) for key in HAND_STATS} == HAND_STATS, "the stats differ from the worked example"
+    got = {key: stats.get(key) for key in HAND_STATS}
+    wrong = {key: (HAND_STATS[key], got[key]) for key in HAND_STATS if got[key] != HAND_STATS[key]}
+    assert not wrong, "stats that differ from the worked example (expected, got): " + ", ".join(
+        f"{key} {want!r}, {have!r}" for key, (want, have) in wrong.items()
+    )
 
 
 def test_fixture_duplicate_counts(run: Run, fixture_docs: list[Doc], fixture_expected: dict[str, Any]) -> None:
     """On the 200-document fixture, the counts and every kept text match what the generator planted."""
+    record(docs=fixture_docs, bloom_bytes_per_item=fixture_expected["bloom_bytes_per_item"])
     out, stats = run(fixture_docs, fixture_expected["bloom_bytes_per_item"])
     want = fixture_expected["counts"]
-    assert {key: stats.get(key) for key in want} == want, "paragraph, repeat or dropped counts are off"
+    got = {key: stats.get(key) for key in want}
+    assert got == want, "counts that differ from the fixture's (expected, got): " + ", ".join(
+        f"{key} {want[key]!r}, {got[key]!r}" for key in want if got[key] != want[key]
+    )
     kept = {d.id: hashlib.sha256(d.text.encode("utf-8")).hexdigest() for d in out}
-    assert list(kept) == list(fixture_expected["kept_sha256"]), "the kept documents differ (or their order does)"
+    planted = list(fixture_expected["kept_sha256"])
+    missing, unexpected = [i for i in planted if i not in kept], [i for i in kept if i not in planted]
+    assert list(kept) == planted, f"expected {len(planted)} documents kept, in input order; got {len(kept)}" + (
+        f": missing {missing[:5]}, unexpected {unexpected[:5]}" if missing or unexpected else ", in another order"
+    )
     wrong = [doc_id for doc_id, digest in fixture_expected["kept_sha256"].items() if kept[doc_id] != digest]
-    assert not wrong, f"{len(wrong)} kept documents have the wrong text, e.g. {wrong[:3]}"
+    assert not wrong, f"{len(wrong)} kept documents have another text than expected, e.g. {wrong[:3]}"

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 import oracle
 from corpus.doc import Doc
+from dedup_harness.core.case_log import record
 from dedup_harness.core.strategies import near_copies
 from support import Run
 
@@ -39,6 +40,7 @@ def test_paragraph_identity_is_the_exact_text(run: Run, pair: tuple[str, str], b
     assume(q != p and oracle.paragraphs(q) == [q])  # the edit left one paragraph, and a different one
     for first, second in ((p, q), (q, p)):
         docs = [Doc("first", first), Doc("second", second), Doc("copy", padded(first))]
+        record(docs=docs, bloom_bytes_per_item=bloom_bytes_per_item)
         out, _ = run(docs, bloom_bytes_per_item)
         assert out == docs[:2], (
             f"at B={bloom_bytes_per_item}, {first!r} and then {second!r} are two different paragraphs and "

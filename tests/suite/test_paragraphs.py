@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from corpus.doc import Doc
+from dedup_harness.core.case_log import record
 from support import Run
 
 SPLIT_CASES = [
@@ -50,11 +51,18 @@ SPLIT_IDS = [case_id(text) for text, _ in SPLIT_CASES]
 @pytest.mark.parametrize(("text", "expected"), SPLIT_CASES, ids=SPLIT_IDS)
 def test_paragraph_split_rules(impl: Any, run: Run, text: str, expected: list[str]) -> None:
     """Blank lines (empty, or spaces and tabs only) split; anything else on a line, even a lone CR, does not."""
-    assert impl.paragraphs(text) == expected, f"paragraphs({text!r}) should be {expected!r}"
+    record(text=text)
+    got = impl.paragraphs(text)
+    assert got == expected, f"paragraphs({text!r}) should be {expected!r}, got {got!r}"
     # The stage splits the same way: a later document holding only the last paragraph is dropped.
     docs = [Doc("first", text)] + ([Doc("copy", expected[-1])] if expected else [])
     out, _ = run(docs)
-    assert out == docs[:1], f"the stage split {text!r} differently from the rule; it returned {out!r}"
+    assert out == docs[:1], (
+        f"for {docs!r} the stage should return only the first document (the second one's only paragraph, "
+        f"{expected[-1]!r}, repeats the first's last), got {out!r}"
+        if expected
+        else f"a document with no paragraphs should come back unchanged: expected {docs!r}, got {out!r}"
+    )
 
 
 def test_a_repeat_inside_one_document_is_removed(run: Run) -> None:
@@ -62,13 +70,15 @@ def test_a_repeat_inside_one_document_is_removed(run: Run) -> None:
     page = Doc("page", "Intro.\n\nFooter line.\n\nBody.\n\nFooter line.", {"n": 1})
     echo = Doc("echo", "Again.\n\nAgain.\n\nAgain.")
     later = Doc("later", "Body.\n\nNew words.\n\nNew words.")
+    record(docs=[page, echo, later], bloom_bytes_per_item=10)
     out, stats = run([page, echo, later])
     assert out == [
         Doc("page", "Intro.\n\nFooter line.\n\nBody.", {"n": 1}),
         Doc("echo", "Again."),
         Doc("later", "New words."),
-    ], f"repeats inside a document must go while the document stays; got {out!r}"
-    assert (stats["duplicate_paragraphs"], stats["docs_dropped"]) == (5, 0)
+    ], f"expected 'page' without its second footer, 'echo' as 'Again.', 'later' as 'New words.'; got {out!r}"
+    got = (stats.get("duplicate_paragraphs"), stats.get("docs_dropped"))
+    assert got == (5, 0), f"expected 5 duplicate paragraphs and no document dropped, got {got[0]!r} and {got[1]!r}"
 
 
 UNTOUCHED = [
@@ -87,8 +97,11 @@ UNTOUCHED = [
 def test_untouched_documents_keep_their_exact_text(run: Run) -> None:
     """A document that loses nothing comes back equal: line breaks, surrounding blanks and meta included."""
     touched = [Doc("a", "Shared paragraph.\n\nMine."), Doc("b", "Shared paragraph.\n\n  Yours.  ")]
+    record(docs=touched[:1] + UNTOUCHED + touched[1:], bloom_bytes_per_item=10)
     out, _ = run(touched[:1] + UNTOUCHED + touched[1:])
     by_id = {d.id: d for d in out}
-    changed = [d.id for d in UNTOUCHED if by_id.get(d.id) != d]
-    assert not changed, f"documents with no repeats were changed: {[by_id.get(i) for i in changed]!r}"
+    changed = [d for d in UNTOUCHED if by_id.get(d.id) != d]
+    assert not changed, "documents with no repeats should come back exactly as they went in: " + "; ".join(
+        f"expected {d!r}, got {by_id.get(d.id)!r}" for d in changed[:3]
+    )
     assert by_id["b"] == Doc("b", "Yours."), f"the touched document should be 'Yours.', got {by_id.get('b')!r}"

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from corpus.doc import Doc
+from dedup_harness.core.case_log import record
 from dedup_harness.core.memory_probe import MemoryProbe
 
 # A long paragraph (about 16 KiB): a few documents of these make megabytes while the filter, the
@@ -52,6 +53,7 @@ def test_the_documents_are_spooled_not_held(impl: Any, memory_probe: Callable[[]
     Two corpora, one twice the other: what a stage needs whatever the corpus (buffers, a batch in
     flight) is the same in both, so the difference in peak memory is what it holds per document.
     """
+    record(corpora=f"{SMALL} and then {LARGE} documents, each of two unique paragraphs of {len(BLOCK):,} characters")
     small = spooled_run(impl, memory_probe, tmp_path / "small", SMALL)
     large = spooled_run(impl, memory_probe, tmp_path / "large", LARGE)
     assert (small.documents_out, large.documents_out) == (SMALL, LARGE), "every document is unique and must come out"
