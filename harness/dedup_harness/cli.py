@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from dedup_harness import __version__
 
-COMMANDS = ("verify", "grade", "merge", "gradescope_bundle", "mutation", "audit_bloom", "dedup")
+COMMANDS = ("verify", "check", "grade", "merge", "gradescope_bundle", "mutation", "audit_bloom", "dedup")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -17,12 +17,14 @@ from dedup_harness.grade.scoring import equal_weights
 
 KILL_SETS = {
     "s01": frozenset({CHECKS[0], CHECKS[1]}),
+    "s02": frozenset({CHECKS[3]}),
     "s04": frozenset({CHECKS[2]}),
     "s07": frozenset({CHECKS[4]}),
     "s13": frozenset({CHECKS[10]}),
 }
 PITFALLS = {
     "s01": "keeps the last occurrence of each paragraph instead of the first",
+    "s02": "compares occurrences only across documents",
     "s04": "drops every Bloom positive without confirming it",
     "s07": "splits paragraphs only on a blank-line string",
     "s13": "leaves the spool behind when closed early",
@@ -83,7 +85,7 @@ def report(
 
 
 def buggy_report(name: str = "bob/dedup.py") -> GradeReport:
-    """Fails the oracle check with a shrunk example and the Bloom check with a bare assertion."""
+    """Fails the oracle check with a shrunk example and the Bloom check with a bare assertion: two pitfalls."""
     return report(
         {CHECKS[2]: Outcome.FAILED, CHECKS[3]: Outcome.FAILED},
         {

@@ -1,33 +1,55 @@
-"""Diagnosis: the mutants whose kill set equals, or is contained in, what a submission lost."""
+"""Diagnosis as far as the evidence goes: an exact kill set, or the one pair that explains every failed
+check; nothing for a partial fit, an ambiguous pair, or a submission no check could judge."""
 
 from __future__ import annotations
 
 from dedup_harness.core.checks import CHECKS
-from grade_fakes import DIAGNOSER
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.diagnosis import Diagnoser
+from grade_fakes import DIAGNOSER, OPTIONS, PITFALLS, report
 
 
-def test_an_exact_match_comes_first_and_says_fails_like() -> None:
+def test_an_exact_match_says_fails_like() -> None:
     found = DIAGNOSER.diagnose(frozenset({CHECKS[2]}))
-    assert [d.mutant for d in found] == ["s04"]
-    assert found[0].exact
+    assert [(d.mutant, d.exact) for d in found] == [("s04", True)]
     assert found[0].line() == "fails like s04: drops every Bloom positive without confirming it"
 
 
-def test_contained_kill_sets_are_partial_matches_ranked_by_how_much_they_explain() -> None:
-    lost = frozenset({CHECKS[0], CHECKS[1], CHECKS[4], CHECKS[7]})
-    found = DIAGNOSER.diagnose(lost)
+def test_the_one_pair_whose_kill_sets_together_are_the_evidence_is_named_partly() -> None:
+    """keep-last and split-on-the-string together: two bugs, each lesson named."""
+    found = DIAGNOSER.diagnose(frozenset({CHECKS[0], CHECKS[1], CHECKS[4]}))
     assert [(d.mutant, d.exact) for d in found] == [("s01", False), ("s07", False)]
     assert found[0].line().startswith("fails partly like s01")
 
 
-def test_exact_matches_rank_above_larger_partial_ones() -> None:
-    lost = frozenset({CHECKS[0], CHECKS[1], CHECKS[2]})
-    found = DIAGNOSER.diagnose(lost | {CHECKS[10]})
-    assert [d.mutant for d in found] == ["s01", "s04", "s13"]
-    assert not any(d.exact for d in found)
-    assert [d.exact for d in DIAGNOSER.diagnose(frozenset({CHECKS[0], CHECKS[1]}))] == [True]
+def test_a_kill_set_that_explains_only_part_of_the_evidence_names_nothing() -> None:
+    """s01's kill set lies inside what was lost, but something else lost check 8: no guess beside it."""
+    assert DIAGNOSER.diagnose(frozenset({CHECKS[0], CHECKS[1], CHECKS[7]})) == []
 
 
-def test_nothing_lost_means_no_diagnosis_and_an_unrelated_failure_matches_nothing() -> None:
+def test_two_pairs_that_fit_equally_name_nothing() -> None:
+    sets = {"a": frozenset({CHECKS[0]}), "b": frozenset({CHECKS[1]}), "c": frozenset({CHECKS[0], CHECKS[1]})}
+    assert [d.mutant for d in Diagnoser(sets, {}).diagnose(frozenset({CHECKS[0], CHECKS[1]}))] == ["c"]
+    sets = {"a": frozenset({CHECKS[0], CHECKS[2]}), "b": frozenset({CHECKS[1]}), "c": frozenset({CHECKS[0]}),
+            "d": frozenset({CHECKS[1], CHECKS[2]})}  # fmt: skip
+    assert Diagnoser(sets, {}).diagnose(frozenset({CHECKS[0], CHECKS[1], CHECKS[2]})) == []
+
+
+def test_nothing_failed_means_no_diagnosis_and_an_unrelated_failure_matches_nothing() -> None:
     assert DIAGNOSER.diagnose(frozenset()) == []
     assert DIAGNOSER.diagnose(frozenset({CHECKS[5]})) == []
+
+
+def test_crashes_and_hangs_are_no_evidence_of_a_pitfall() -> None:
+    """A submission that crashes wherever it loses is told so, with its first error, and no pitfall."""
+    crashed = report(dict.fromkeys(CHECKS, Outcome.ERROR), name="crash/dedup.py")
+    assert crashed.diagnosis == []
+    assert crashed.unjudged.startswith("crashed before any check could judge it")
+    hung = report(dict.fromkeys(CHECKS[:3], Outcome.TIMEOUT), name="hang/dedup.py")
+    assert hung.diagnosis == [] and hung.unjudged.startswith("hung before any check could judge it")
+
+
+def test_an_error_beside_failures_leaves_the_failures_as_the_evidence() -> None:
+    mixed = report({CHECKS[2]: Outcome.FAILED, CHECKS[5]: Outcome.ERROR}, name="mixed/dedup.py")
+    assert [d.mutant for d in mixed.diagnosis] == ["s04"] and mixed.unjudged == ""
+    assert OPTIONS.diagnoser.pitfalls == PITFALLS

@@ -1,7 +1,9 @@
-"""Every mutant that changes dedup.py, handed in as a submission, is diagnosed as that mutant.
+"""Every mutant that changes dedup.py, handed in as a submission, is diagnosed as that mutant and nothing
+else, and every check it fails shows a minimal failing case.
 
 A submission brings only dedup.py (its doc, hashing and bloom stay the reference's), so a mutant of
-bloom.py alone (s06) cannot be handed in and is left out here; verify covers it.
+bloom.py alone (s06) cannot be handed in and is left out here; tests/harness/test_minimize.py shrinks
+its cases in-process.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from dedup_harness.core.catalogue import load_catalogue
+from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import load_diagnoser
 from dedup_harness.grade.grader import GradingOptions
@@ -46,5 +49,19 @@ def test_a_mutants_dedup_py_graded_as_a_submission_fails_like_that_mutant(
 ) -> None:
     report = graded[mutant]
     assert report.status is Status.GRADED and report.problems == []
-    exact = [d.mutant for d in report.diagnosis if d.exact]
-    assert mutant in exact, [d.line() for d in report.diagnosis]
+    assert [(d.mutant, d.exact) for d in report.diagnosis] == [(mutant, True)], [d.line() for d in report.diagnosis]
+
+
+@pytest.mark.parametrize("mutant", [m.id for m in SUBMITTABLE])
+def test_every_check_a_mutant_fails_shows_a_minimal_case_and_its_named_one_is_small(
+    graded: dict[str, GradeReport], mutant: str
+) -> None:
+    """The target: at most 3 documents and 200 characters for the check that names the mutant (the memory
+    check's case is its two corpora, as they ran: it cannot be smaller and still measure anything)."""
+    named = next(m.caught_by[0] for m in SUBMITTABLE if m.id == mutant)
+    for check in graded[mutant].checks:
+        if check.outcome is Outcome.FAILED:
+            assert check.feedback is not None and check.feedback.minimal_case is not None, check.name
+    case = next(c for c in graded[mutant].checks if c.name == named).feedback.minimal_case  # type: ignore[union-attr]
+    assert case is not None
+    assert case.documents <= 3 and case.characters <= 200, (case.documents, case.characters, case.input)

@@ -21,12 +21,15 @@ MUTATION = "mutation"
 def register() -> None:
     settings.register_profile(DEV, deadline=None, max_examples=50)
     settings.register_profile(CI, deadline=None, max_examples=50, derandomize=True, database=None, print_blob=True)
+    # The grader shrinks every failed check's input itself, the fixture's and the seeded corpora's too
+    # (grade/minimize), so Hypothesis's own shrink phase would only repeat that work, slower.
     settings.register_profile(
         GRADING,
         deadline=None,
         max_examples=50,
         derandomize=True,
         database=None,
+        phases=[Phase.explicit, Phase.reuse, Phase.generate],
         suppress_health_check=[HealthCheck.too_slow],
     )
     # verify runs the suite against every target and only asks whether a check fails: no shrink

@@ -15,6 +15,8 @@ from typing import Any
 
 from dedup_harness.core.checks import BY_NAME
 from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.minimize.case import MinimalCase
+from dedup_harness.grade.minimize.text import case_text
 
 MESSAGE_LIMIT = 600  # characters of one case's message
 EXAMPLE_LIMIT = 1500  # characters of a shrunk example
@@ -39,11 +41,14 @@ class CheckFeedback:
     asserts: str
     problems: tuple[str, ...]  # one line per failing case (at most CASES_SHOWN, then a count)
     smallest_input: str  # Hypothesis's shrunk example, when the check found one
+    minimal_case: MinimalCase | None = None  # the smallest input that still fails it, with both answers
 
     def text(self) -> str:
         lines = [f"This check asserts: {self.asserts}."]
         lines += self.problems
-        if self.smallest_input:
+        if self.minimal_case is not None:
+            lines.append(case_text(self.minimal_case))
+        elif self.smallest_input:
             lines += ["Smallest failing input:", self.smallest_input]
         return "\n".join(lines)
 
@@ -69,19 +74,21 @@ def check_feedback(
     *,
     scrub: Scrubber,
     events: Iterable[str] = (),
+    minimal_case: MinimalCase | None = None,
 ) -> CheckFeedback | None:
     """Feedback for a check that lost its points; None when it passed."""
     if outcome is Outcome.PASSED:
         return None
     bad = [case for case in cases if case.get("outcome") != Outcome.PASSED]
-    problems = [f"{_case_label(case)}{_plain(case, scrub)}" for case in bad[:CASES_SHOWN]]
-    if len(bad) > CASES_SHOWN:
-        problems.append(f"... and {len(bad) - CASES_SHOWN} more failing cases of this check.")
+    shown = 1 if minimal_case is not None else CASES_SHOWN  # the minimal case says the rest more plainly
+    problems = [f"{_case_label(case)}{_plain(case, scrub)}" for case in bad[:shown]]
+    if len(bad) > shown:
+        problems.append(f"... and {len(bad) - shown} more failing cases of this check.")
     problems += [scrub(event) for event in events]
     if not problems:
         problems = [_no_cases(outcome)]
     example = next((case["falsifying"] for case in bad if case.get("falsifying")), "")
-    return CheckFeedback(asserts(name), tuple(problems), smallest_input(example, scrub))
+    return CheckFeedback(asserts(name), tuple(problems), smallest_input(example, scrub), minimal_case)
 
 
 def asserts(name: str) -> str:
@@ -109,16 +116,18 @@ def _plain(case: Mapping[str, Any], scrub: Scrubber) -> str:
 
 
 def _assertion_words(text: str) -> str:
-    """The message the check wrote, then the lines of pytest's comparison that say what differed."""
+    """The message the check wrote (it says what was expected and what came back); without one, the
+    lines of pytest's comparison that say what differed."""
     if text.startswith("assert "):
         text = "\n" + text  # no message: only the comparison
     head, _, comparison = text.partition("\nassert ")
     words = " ".join(line.strip() for line in head.splitlines() if line.strip())
+    if words:
+        return words
     first, *rest = comparison.splitlines() or [""]
     details = [line.strip() for line in rest if _informative(line)][:DETAIL_LINES]
-    if not words:
-        words = f"expected {first}" if first else "an assertion failed"
-    return f"{words} (details: {'; '.join(details)})" if details else words
+    words = f"expected {first}" if first else "an assertion failed"
+    return f"{words} ({'; '.join(details)})" if details else words
 
 
 def _informative(line: str) -> bool:
@@ -127,9 +136,11 @@ def _informative(line: str) -> bool:
 
 
 def smallest_input(notes: str, scrub: Scrubber) -> str:
-    """Hypothesis's shrunk example, without the fixtures it passed along and without addresses."""
+    """Hypothesis's shrunk example, without the fixtures it passed along, without addresses, and without
+    its explanation (which lists the lines of the grader's own files that ran: paths of this machine)."""
     if not notes:
         return ""
+    notes = notes.split("\nExplanation:")[0]
     kept = [line for line in scrub(notes).splitlines() if not _FIXTURE_ARGUMENT.match(line)]
     return _truncate("\n".join(kept).strip(), EXAMPLE_LIMIT)
 

@@ -22,8 +22,11 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import SuiteResult, run_suite
+from dedup_harness.grade import own_code as own_code_plugin
 from dedup_harness.grade.diagnosis import Diagnoser
 from dedup_harness.grade.feedback import CheckFeedback, Scrubber, asserts, check_feedback
+from dedup_harness.grade.minimize import plugin as minimize_plugin
+from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.plugin import plugin_args
 from dedup_harness.grade.report import CheckReport, GradeReport, Status
 from dedup_harness.grade.scoring import Weights
@@ -33,8 +36,10 @@ OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
 # The grade reads outcomes and the shrunk examples from the plugins' files, never pytest's text, so it
 # skips what only costs time: Hypothesis's pytest plugin (it would write @example patches for a failing
 # property, importing libcst to do so; the example still travels in the exception's notes) and the
-# end-of-session garbage collections pytest runs to find unraisable exceptions.
-SUITE_ARGS = ("-p", "no:hypothesispytest", "-p", "no:unraisableexception")
+# end-of-session garbage collections pytest runs to find unraisable exceptions. Nor pytest's assertion
+# rewriting: every check's assertion says what was expected and what came back in its own words, and
+# pytest's comparison of a 200-document output would only cost time.
+SUITE_ARGS = ("-p", "no:hypothesispytest", "-p", "no:unraisableexception", "--assert=plain")
 # A fixed hash seed for the trusted suite process: pytest lists the differing items of two dicts in
 # set order, and the same submission must get the same words every time.
 STEADY_ENV = {"PYTHONHASHSEED": "0"}
@@ -50,13 +55,21 @@ class GradingOptions:
 
 
 def grade(
-    path: Path, options: GradingOptions, *, name: str | None = None, fork: ForkServerContext | None = None
+    path: Path,
+    options: GradingOptions,
+    *,
+    name: str | None = None,
+    fork: ForkServerContext | None = None,
+    own_code: bool = False,
 ) -> GradeReport:
     """Grade the submission at ``path``: prepare its root, run the checks through the isolated worker.
 
     ``fork`` (from ``runner.start_fork_server``, whose children run with hash seed 0 as STEADY_ENV
     makes a fresh process's) runs the suite in a child of a warm fork server instead of a fresh
     interpreter: a batch saves the interpreter's start and imports on every submission.
+
+    ``own_code`` (``check``: a student's own code, on their own machine) runs the submission's root
+    in the suite's own process instead, with no worker: the same checks, minimal cases and report.
     """
     started = time.monotonic()
     label = name if name is not None else str(path)
@@ -66,20 +79,25 @@ def grade(
         except SubmissionError as exc:  # nothing to run: a verdict of zero, with the reason
             report = unrunnable(label, options, [str(exc)])
         else:
-            sidecar = Path(scratch) / "grading.json"
+            sidecar, minimal = Path(scratch) / "grading.json", Path(scratch) / "minimal.json"
+            if own_code:
+                root, plugins = submission.root, own_code_plugin.plugin_args(sidecar)
+            else:
+                root, plugins = IMPL_ROOT, plugin_args(submission.root, sidecar)
             result = run_suite(
-                IMPL_ROOT,
+                root,
                 profile="grading",
                 timeout=options.timeout,
                 check_timeout=options.check_timeout,
-                extra_args=[*SUITE_ARGS, *plugin_args(submission.root, sidecar)],
+                extra_args=[*SUITE_ARGS, *plugins, *minimize_plugin.plugin_args(minimal)],
                 env=STEADY_ENV,
                 fork=fork,
                 # The trusted process imports the suite and the reference, never the submission: caching
                 # the suite's rewritten modules spares every later grade the rewrite (half a second).
-                write_bytecode=True,
+                write_bytecode=not own_code,
             )
             data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
+            data = {**data, "minimal_cases": read_minimal_cases(minimal)}
             report = from_sidecar(label, result, options, data, [p.message for p in submission.problems])
     report.seconds = round(time.monotonic() - started, 3)
     return report
@@ -93,6 +111,8 @@ def from_sidecar(
     events: dict[str, list[str]] = {}
     for event in data.get("events", []):
         line = f"{event.get('kind', 'event')}: {event.get('detail', '')}"
+        if event.get("check") == minimize_plugin.SHRINKING:
+            continue  # what a submission did while its failing cases were shrunk is not a check's verdict
         if event.get("check") in CHECKS:
             events.setdefault(event["check"], []).append(line)
         elif not any(str(event.get("detail", "")) in problem for problem in found):
@@ -106,6 +126,7 @@ def from_sidecar(
         events=events,
         student_output=str(data.get("student_output", "")),
         protections=data.get("protections", {}),
+        minimal_cases=data.get("minimal_cases", {}),
     )
 
 
@@ -119,9 +140,10 @@ def from_result(
     events: Mapping[str, list[str]] | None = None,
     student_output: str = "",
     protections: Mapping[str, Any] | None = None,
+    minimal_cases: Mapping[str, MinimalCase] | None = None,
 ) -> GradeReport:
     """The report for a finished suite run."""
-    events = events or {}
+    events, minimal_cases = events or {}, minimal_cases or {}
     error = harness_error(result)
     if error:
         return unrunnable(label, options, problems, harness_error=scrub(error))
@@ -133,7 +155,12 @@ def from_result(
             score=options.weights.points[name] if result.outcomes[name] is Outcome.PASSED else 0.0,
             max_score=options.weights.points[name],
             feedback=check_feedback(
-                name, result.outcomes[name], result.cases.get(name, []), scrub=scrub, events=events.get(name, [])
+                name,
+                result.outcomes[name],
+                result.cases.get(name, []),
+                scrub=scrub,
+                events=events.get(name, []),
+                minimal_case=minimal_cases.get(name),
             ),
         )
         for n, name in enumerate(CHECKS, start=1)
@@ -149,8 +176,27 @@ def from_result(
         protections=json.loads(scrub(json.dumps({k: v for k, v in (protections or {}).items() if k not in PER_RUN}))),
         student_output=scrub(student_output)[:OUTPUT_LIMIT],
     )
-    report.diagnosis = options.diagnoser.diagnose(report.lost())
+    report.diagnosis = options.diagnoser.diagnose(report.failed())
+    report.unjudged = unjudged(report)
     return report
+
+
+def unjudged(report: GradeReport) -> str:
+    """ "crashed/hung before any check could judge it" and the first error, when no check failed by an
+    assertion and some crashed or hung; else empty."""
+    lost = [c for c in report.checks if c.outcome is not Outcome.PASSED]
+    if not lost or report.failed():
+        return ""
+    first = next((c.feedback.problems[0] for c in lost if c.feedback and c.feedback.problems), "")
+    how = "crashed" if any(c.outcome is Outcome.ERROR for c in lost) else "hung"
+    return f"{how} before any check could judge it" + (f"; the first error: {first}" if first else "")
+
+
+def read_minimal_cases(path: Path) -> dict[str, MinimalCase]:
+    """The minimal failing cases the shrinking plugin wrote (none when it could not run)."""
+    if not path.is_file():
+        return {}
+    return {name: MinimalCase(**case) for name, case in json.loads(path.read_text(encoding="utf-8")).items()}
 
 
 def harness_error(result: SuiteResult) -> str:

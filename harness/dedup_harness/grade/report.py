@@ -39,6 +39,8 @@ class GradeReport:
     checks: list[CheckReport]
     problems: list[str] = field(default_factory=list)  # found before the checks ran, in plain words
     diagnosis: list[Diagnosis] = field(default_factory=list)
+    # When no check could judge the submission (every check it lost crashed or hung): why, in words.
+    unjudged: str = ""
     protections: dict[str, Any] = field(default_factory=dict)
     student_output: str = ""
     harness_error: str = ""
@@ -46,3 +48,7 @@ class GradeReport:
 
     def lost(self) -> frozenset[str]:
         return frozenset(check.name for check in self.checks if check.outcome is not Outcome.PASSED)
+
+    def failed(self) -> frozenset[str]:
+        """The checks lost by an assertion: the only evidence of a pitfall."""
+        return frozenset(check.name for check in self.checks if check.outcome is Outcome.FAILED)

@@ -30,8 +30,9 @@ class _CanarySurvived(Exception):
 # tracebacks (pytest renders one per failed case, with source) and Hypothesis's pytest plugin, whose
 # only work here would be writing @example patches for every failing property (it imports libcst for
 # that). Hypothesis itself runs as always; the falsifying example still travels in the exception's notes.
-# Nor the end-of-session garbage collections that look for unraisable exceptions (0.2 s a run).
-VERIFY_PYTEST_ARGS = ("--tb=no", "-p", "no:hypothesispytest", "-p", "no:unraisableexception")
+# Nor the end-of-session garbage collections that look for unraisable exceptions (0.2 s a run), nor
+# assertion rewriting (pytest's comparison of a failing mutant's whole output, which nobody reads).
+VERIFY_PYTEST_ARGS = ("--tb=no", "-p", "no:hypothesispytest", "-p", "no:unraisableexception", "--assert=plain")
 
 
 def verify(

@@ -39,7 +39,9 @@ def row(report: GradeReport, shard: str) -> dict[str, str]:
         "fails_like": " ".join(d.mutant for d in report.diagnosis if d.exact),
         "fails_partly_like": " ".join(d.mutant for d in report.diagnosis if not d.exact),
         "problems": " | ".join(
-            report.problems + ([report.harness_error.splitlines()[0]] if report.harness_error else [])
+            report.problems
+            + ([report.unjudged] if report.unjudged else [])
+            + ([report.harness_error.splitlines()[0]] if report.harness_error else [])
         ),
         **outcomes,
     }

@@ -50,8 +50,15 @@ def overview(report: GradeReport) -> str:
     lines = [f"Score: {report.score:g} / {report.max_score:g}."]
     if report.problems:
         lines += ["", "Problems found before the checks ran:", *(f"- {p}" for p in report.problems)]
+    if report.unjudged:
+        lines += ["", f"Your code {report.unjudged}."]
     if report.diagnosis:
-        lines += ["", "What the failures look like:", *(f"- {d.line()}" for d in report.diagnosis)]
+        heading = (
+            "What the failures look like:"
+            if report.diagnosis[0].exact
+            else "What the failures look like (two pitfalls together explain every check lost):"
+        )
+        lines += ["", heading, *(f"- {d.line()}" for d in report.diagnosis)]
     return "\n".join(lines)
 
 

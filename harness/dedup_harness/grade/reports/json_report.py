@@ -25,6 +25,7 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
         "max_score": report.max_score,
         "problems": list(report.problems),
         "harness_error": report.harness_error,
+        "unjudged": report.unjudged,
         "diagnosis": [
             {"mutant": d.mutant, "pitfall": d.pitfall, "checks": list(d.checks), "exact": d.exact}
             for d in report.diagnosis
@@ -39,6 +40,9 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
                 "asserts": check.feedback.asserts if check.feedback else "",
                 "feedback": list(check.feedback.problems) if check.feedback else [],
                 "smallest_input": check.feedback.smallest_input if check.feedback else "",
+                "minimal_case": check.feedback.minimal_case.as_dict()
+                if check.feedback and check.feedback.minimal_case
+                else None,
             }
             for check in report.checks
         ],

@@ -25,6 +25,8 @@ def print_report(console: Console, report: GradeReport, *, show_student_output: 
         console.print(Text(f"HARNESS ERROR (not the submission's fault): {report.harness_error}", style="bold red"))
     for problem in report.problems:
         console.print(Text(f"problem: {problem}", style="red"))
+    if report.unjudged:
+        console.print(Text(report.unjudged, style="magenta"))
     for diagnosis in report.diagnosis:
         console.print(Text(diagnosis.line(), style="yellow"))
     table = Table(show_edge=False)
@@ -56,8 +58,6 @@ def print_batch(console: Console, reports: Sequence[GradeReport]) -> None:
         table.add_column(column, justify="right" if column == "score" else "left")
     for report in reports:
         lost = " ".join(str(c.number) for c in report.checks if c.outcome is not Outcome.PASSED)
-        like = " ".join(d.mutant for d in report.diagnosis if d.exact) or (
-            "~" + " ".join(d.mutant for d in report.diagnosis) if report.diagnosis else ""
-        )
+        like = " ".join(d.mutant for d in report.diagnosis if d.exact) or "+".join(d.mutant for d in report.diagnosis)
         table.add_row(report.submission, f"{report.score:g}/{report.max_score:g}", str(report.status), lost, like)
     console.print(table)

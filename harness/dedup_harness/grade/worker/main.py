@@ -21,7 +21,6 @@ protections are outside (uid, namespaces, limits); whatever this process says is
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import select
@@ -31,6 +30,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from .surface import surface
 from .wire import MAX_ATTEMPTS, MAX_TEXT, NAMES, decode, encode, mapped_name, mapped_type
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -238,28 +238,7 @@ class Worker:
 
     def surface(self, name: str) -> dict[str, Any]:
         """What the module holds under ``name``: its kind, value or parameters, as data."""
-        if not hasattr(self.module, name):
-            return {"kind": "missing"}
-        value = getattr(self.module, name)
-        if not callable(value):
-            try:
-                return {"kind": "value", "type": type(value).__name__, "value": self.encode(value)}
-            except Exception:
-                return {"kind": "value", "type": type(value).__name__}
-        try:
-            signature = inspect.signature(value)
-        except (TypeError, ValueError):
-            return {"kind": "function", "params": None}
-        params = []
-        for p in signature.parameters.values():
-            default: Any = None
-            if p.default is not p.empty:
-                try:
-                    default = {"value": self.encode(p.default)}
-                except Exception:
-                    default = {"repr": repr(p.default)[:200]}
-            params.append({"name": p.name, "kind": p.kind.name, "default": default})
-        return {"kind": "function", "params": params}
+        return surface(self.module, name, self.encode)
 
     # -- what the submission tried ----------------------------------------------------------------
 

@@ -1,0 +1,49 @@
+"""``dedup-harness check [PATH]``: a student runs the checks on their own ``dedup.py``, with grade's report.
+
+PATH is a ``dedup.py`` or a folder holding one (by default ``./dedup.py``, else ``./corpus/dedup.py``).
+It runs as ``grade`` does (the reference's doc, hashing and filter beside the student's dedup.py;
+the same checks, scores, minimal failing cases and words) but in-process, with no sandbox: it is
+their own code on their own machine. Exit status 0 when every check passes, 1 when one does not,
+2 when there is nothing to check.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from rich.console import Console
+
+from dedup_harness.commands.grade import diagnoser
+from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.grade.grader import GradingOptions, grade
+from dedup_harness.grade.report import Status
+from dedup_harness.grade.reports import json_report, terminal
+from dedup_harness.grade.reports.csv_report import row
+from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.scoring import equal_weights
+
+HELP = "run the checks on your own dedup.py (./dedup.py or ./corpus/dedup.py by default), with grade's report"
+DEFAULTS = (Path("dedup.py"), Path("corpus") / "dedup.py")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "path", nargs="?", metavar="PATH", help="your dedup.py, or a folder holding one (default: ./dedup.py)"
+    )
+    parser.add_argument("--json", metavar="FILE", help="write the report as JSON to FILE ('-' for stdout)")
+
+
+def run(args: argparse.Namespace) -> int:
+    path = Path(args.path) if args.path else next((p for p in DEFAULTS if p.is_file()), None)
+    if path is None:
+        return fail("check", "no ./dedup.py or ./corpus/dedup.py here: name your dedup.py (or its folder)")
+    if not path.exists():
+        return fail("check", f"no such file or folder: {path}")
+    report = grade(path, GradingOptions(equal_weights(), diagnoser()), name=str(path), own_code=True)
+    if args.json:
+        write_output(args.json, json_report.render([report], summarize([row(report, "1/1")])))
+    terminal.print_report(Console(stderr=to_stdout(args.json), soft_wrap=False), report, show_student_output=True)
+    if report.status is Status.HARNESS_ERROR:
+        return 2
+    return 0 if report.score == report.max_score else 1

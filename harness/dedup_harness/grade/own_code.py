@@ -1,0 +1,65 @@
+"""A pytest plugin for ``check``: a student's own code, run in-process, and what the grader would find first.
+
+Loaded with the arguments ``plugin_args`` spells, beside the suite pointed at the student's root
+(``--impl``). There is no worker and no sandbox (it is their own code, on their own machine); when
+the session ends it writes FILE in the grading sidecar's shape: the problems found before the checks
+ran (a compile error, a missing name, a wrong signature) and the protections, which are none.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pytest
+
+from dedup_harness.core.impl_under_test import IMPL_DEST
+from dedup_harness.grade.signature import static_problems
+from dedup_harness.grade.submission import Problem, compile_problems
+from dedup_harness.grade.worker.surface import surface
+from dedup_harness.grade.worker.wire import NAMES, encode
+
+PLUGIN = __name__
+SIDECAR_OPTION = "--own-code-json"
+PROTECTIONS = {"isolation": "none: your own code, run in this process by `dedup-harness check`"}
+
+
+def plugin_args(sidecar: Path) -> list[str]:
+    return ["-p", PLUGIN, f"{SIDECAR_OPTION}={sidecar}"]
+
+
+@dataclass(eq=False)  # pytest keeps plugins in sets: identity makes one
+class OwnCode:
+    root: Path
+    output: Path
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        data = {"static": [asdict(p) for p in problems(self.root)], "protections": PROTECTIONS}
+        self.output.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+
+
+def problems(root: Path) -> list[Problem]:
+    """Compile, import, and compare names and signatures with the stub, as the grader does first."""
+    found = compile_problems((root / "corpus" / "dedup.py").read_text(encoding="utf-8"))
+    if found:
+        return found
+    try:
+        module = importlib.import_module("corpus.dedup")
+    except BaseException as error:  # their code may raise anything while it is imported, sys.exit too
+        return [Problem("import", f"the submission could not be imported: {type(error).__name__}: {error}")]
+    return static_problems({name: surface(module, name, lambda v: encode(v, None, exact=False)) for name in NAMES})
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("dedup-harness check")
+    group.addoption(SIDECAR_OPTION, dest="own_code_json", metavar="FILE", help="write what check found to FILE")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("own_code_json")
+    if path:
+        root = Path(config.getoption(IMPL_DEST)).resolve()
+        config.pluginmanager.register(OwnCode(root, Path(path)), "dedup-harness-own-code")
