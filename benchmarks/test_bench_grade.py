@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import os
 import resource
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -80,3 +82,16 @@ def test_grade_a_batch_of_mostly_correct_submissions(benchmark: Any, tmp_path: P
     benchmark.extra_info.update(submissions=size, jobs=default_jobs())
     assert len(reports) == size
     assert sum(r.score == r.max_score for r in reports) == size - size // BUGGY_EVERY
+
+
+@pytest.mark.parametrize("sample", ["correct_different", "keeps_last"])
+def test_check_a_students_own_code(benchmark: Any, tmp_path: Path, sample: str) -> None:
+    """``dedup-harness check`` as a student runs it: a fresh command in the folder of their dedup.py.
+
+    Goal (issue 14): under 5 s on this machine. A correct submission runs every check once; a buggy
+    one also has its failed checks' cases shrunk.
+    """
+    (tmp_path / "dedup.py").write_bytes((SAMPLES / f"{sample}.py").read_bytes())
+    command = [sys.executable, "-m", "dedup_harness.cli", "check"]
+    done = measured(benchmark, lambda: subprocess.run(command, cwd=tmp_path, capture_output=True, check=False))
+    assert done.returncode == (0 if sample == "correct_different" else 1)
