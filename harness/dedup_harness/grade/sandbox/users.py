@@ -7,6 +7,7 @@ process group.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -43,7 +44,10 @@ def drop_privileges(uid: int | None) -> list[str]:
 
 
 def processes_of(uid: int) -> list[int]:
-    """Live processes whose real uid is ``uid`` (read from /proc)."""
+    """Live processes whose real uid is ``uid``, from their status files.
+
+    (Not from the owner of /proc/<pid>: a process that makes itself non-dumpable hands that to root.)
+    """
     found = []
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
@@ -54,6 +58,16 @@ def processes_of(uid: int) -> list[int]:
         if uids and int(uids[0]) == uid:
             found.append(int(status.parent.name))
     return found
+
+
+def tasks_of(uid: int) -> int:
+    """Threads of every process of ``uid``: what RLIMIT_NPROC counts against a new process of that user."""
+    total = 0
+    for pid in processes_of(uid):
+        with contextlib.suppress(OSError):
+            status = Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines()
+            total += int(next((line.split()[1] for line in status if line.startswith("Threads:")), "1"))
+    return total
 
 
 def kill_uid(uid: int) -> None:
