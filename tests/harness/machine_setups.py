@@ -13,12 +13,14 @@ no setpriv, no useradd) is a skip with its reason.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -134,6 +136,34 @@ def python_for_user(folder: Path, user: pwd.struct_passwd) -> tuple[Path | None,
     if done.returncode != 0:
         return None, f"{user.pw_name} cannot run the harness with {python}: {done.stderr.strip()[-400:]}"
     return python, ""
+
+
+VICTIM = "import signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGUSR1}); "
+VICTIM += "print('ready', flush=True); sys.stdin.read()"
+
+
+@contextlib.contextmanager
+def start_victim(setup: Setup, env: Mapping[str, str]) -> Iterator[subprocess.Popen[str]]:
+    """A process of the setup's user and capabilities with SIGTERM and SIGUSR1 blocked: a signal stays pending."""
+    process = subprocess.Popen(
+        [*setup.prefix, SYSTEM_PYTHON, "-I", "-S", "-c", VICTIM],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(env),
+    )
+    assert process.stdout is not None and process.stdout.readline() == "ready\n"
+    try:
+        yield process
+    finally:
+        process.kill()
+        process.wait()
+
+
+def pending(pid: int) -> int:
+    """Signals pending for a process (its own and its group's): a signal sent to it shows here until handled."""
+    lines = Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines()
+    return sum(int(line.split()[1], 16) for line in lines if line.startswith(("SigPnd:", "ShdPnd:")))
 
 
 def hidden_bwrap_path(folder: Path) -> str:

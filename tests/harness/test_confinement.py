@@ -23,8 +23,9 @@ from typing import Any
 
 import pytest
 
+from dedup_harness.grade.listeners import Listeners
 from dedup_harness.grade.worker import landlock
-from machine_setups import SYSTEM_PYTHON, Setup, public_folder
+from machine_setups import SYSTEM_PYTHON, Setup, pending, public_folder, start_victim
 
 WORKER = Path(landlock.__file__).resolve().parent
 CHILD_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/"}
@@ -151,69 +152,11 @@ def assert_every_layer(result: Result) -> None:
     assert set(result["report"]["protections"]) == expected and result["report"]["abi"] == ABI
 
 
-class Listeners:
-    """A TCP and a UDP listener on 127.0.0.1, non-blocking: what reached them is read once the child is gone."""
-
-    def __init__(self) -> None:
-        self.tcp = socket.create_server(("127.0.0.1", 0))
-        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.udp.bind(("127.0.0.1", 0))
-        for sock in (self.tcp, self.udp):
-            sock.setblocking(False)
-
-    def ports(self) -> dict[str, int]:
-        return {"tcp": self.tcp.getsockname()[1], "udp": self.udp.getsockname()[1]}
-
-    def received(self) -> tuple[list[bytes], list[bytes]]:
-        """Every payload that arrived: a connection the child made has completed its handshake by now."""
-        streams, datagrams = [], []
-        while True:
-            try:
-                connection, _ = self.tcp.accept()
-            except BlockingIOError:
-                break
-            with connection:
-                connection.setblocking(False)
-                try:
-                    streams.append(connection.recv(100))
-                except BlockingIOError:
-                    streams.append(b"")
-        while True:
-            try:
-                datagrams.append(self.udp.recv(100))
-            except BlockingIOError:
-                break
-        self.tcp.close()
-        self.udp.close()
-        return streams, datagrams
-
-
-VICTIM = "import signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGUSR1}); "
-VICTIM += "print('ready', flush=True); sys.stdin.read()"
-
-
-def pending(pid: int) -> int:
-    """Signals pending for a process (its own and its group's): a signal sent to it shows here until handled."""
-    lines = Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines()
-    return sum(int(line.split()[1], 16) for line in lines if line.startswith(("SigPnd:", "ShdPnd:")))
-
-
 @pytest.fixture
 def victim(setup: Setup) -> Iterator[subprocess.Popen[str]]:
     """A process of the same user and capabilities, with SIGTERM and SIGUSR1 blocked: a signal stays pending."""
-    process = subprocess.Popen(
-        [*setup.prefix, SYSTEM_PYTHON, "-I", "-S", "-c", VICTIM],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env=CHILD_ENV,
-    )
-    assert process.stdout is not None and process.stdout.readline() == "ready\n"
-    try:
+    with start_victim(setup, CHILD_ENV) as process:
         yield process
-    finally:
-        process.kill()
-        process.wait()
 
 
 @pytest.fixture
