@@ -44,9 +44,11 @@ def drop_privileges(uid: int | None) -> list[str]:
 
 
 def processes_of(uid: int) -> list[int]:
-    """Live processes whose real uid is ``uid``, from their status files.
+    """Live processes whose real uid is ``uid``, from their status files; zombies are not alive.
 
-    (Not from the owner of /proc/<pid>: a process that makes itself non-dumpable hands that to root.)
+    (Not from the owner of /proc/<pid>: a process that makes itself non-dumpable hands that to root.
+    A zombie can do nothing, and one whose parent died waits for the machine's init to reap it: the
+    unshare tier's worker, its namespace's first process, becomes one when unshare is killed.)
     """
     found = []
     for status in Path("/proc").glob("[0-9]*/status"):
@@ -54,8 +56,9 @@ def processes_of(uid: int) -> list[int]:
             lines = status.read_text().splitlines()
         except OSError:
             continue  # it ended while we looked
-        uids = next((line.split()[1:] for line in lines if line.startswith("Uid:")), [])
-        if uids and int(uids[0]) == uid:
+        fields = {line.split(":", 1)[0]: line.split()[1:] for line in lines if ":" in line}
+        uids, state = fields.get("Uid", []), fields.get("State", ["?"])
+        if uids and int(uids[0]) == uid and state[0] != "Z":
             found.append(int(status.parent.name))
     return found
 
