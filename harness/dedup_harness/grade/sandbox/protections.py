@@ -67,8 +67,8 @@ class Protections:
         self.in_force[-1:-1] = lines  # before the audit hook, which stays last
         if "files" in confinement.get("protections", []):
             self.harness_files_hidden = True
-        else:
-            self.missing.append("files: the kernel has no Landlock; only namespaces and file modes hide files")
+        else:  # a kernel without Landlock (or the seccomp tier): namespaces and file modes are what hide files
+            self.missing.append(f"Landlock files: {confinement.get('files', 'NOT restricted')}")
         if "seccomp" not in confinement.get("protections", []):
             self.missing.append(f"seccomp: {confinement.get('seccomp', 'not installed')}")
 
