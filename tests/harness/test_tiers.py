@@ -167,7 +167,7 @@ def graded(request: pytest.FixtureRequest) -> Graded:
 
 
 # Never run unconfined as root: kill(-1) as root signals every process of the machine.
-UNSAFE_UNCONFINED = ('_try("signal everyone"', '_try("signal the parent"')
+UNSAFE_UNCONFINED = ('_try("signal everyone', '_try("signal the parent')
 
 
 def control_code(targets: dict[str, Any]) -> str:
@@ -196,8 +196,9 @@ def test_the_attacks_reach_their_targets_when_nothing_stops_them(test_user: pwd.
             command = [*user.prefix, "/usr/bin/python3", "-I", "-S", "-c", control_code(targets)]
             run = subprocess.run(command, env=env, cwd=base, capture_output=True, text=True, check=False)
             victim_pending = pending(victim.pid)
-        assert listeners.received() == ([b"leak"], [b"leak"]) and victim_pending != 0
-        for name in ("tcp", "udp", "read the reference", "signal the victim", "the secret", "overwrite the outputs"):
+        assert listeners.received() == ([b"leak"] * 2, [b"leak"] * 2) and victim_pending != 0
+        names = ["tcp", "udp", "read the reference", "signal the victim"]
+        for name in [*names, *(f"{name} (raw)" for name in names), "the secret", "overwrite the outputs"]:
             assert f"{name}: REACHED" in run.stdout, run.stdout + run.stderr
         assert "def confirm(" in run.stdout and (outputs / "earlier.csv").read_text(encoding="utf-8") == "forged\n"
     finally:
@@ -213,7 +214,7 @@ def test_the_references_dedup_py_and_the_attacker_both_get_full_marks(graded: Gr
 def test_every_attack_was_blocked_by_its_own_account(graded: Graded) -> None:
     log = graded.submission("attacks")["student_output"]
     names = ["tcp", "udp", "read the reference", "signal the victim", "signal the parent", "signal everyone"]
-    names += ["the secret", "overwrite the outputs"]
+    names += [f"{name} (raw)" for name in names] + ["the secret", "overwrite the outputs"]
     for name in names:
         assert f"{name}: blocked" in log, f"{name}:\n{log}"
     assert "REACHED" not in log

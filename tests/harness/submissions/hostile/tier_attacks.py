@@ -4,10 +4,15 @@
 # victim of the grader's user, its parent, everyone it may), finding a secret in the grader's
 # environment, and overwriting the grader's output files. The test fills in ATTACK (ports, paths,
 # pids) before grading. Its functions are the reference's: when every attack fails it gets full marks.
+# Each network, file and signal attack is made twice: through Python (the worker's audit hook refuses
+# it first) and through libc with ctypes (no audit event: only the kernel's layers can stop it).
 # Expected verdict: full marks; every line of its log says "blocked"; nothing reached the targets.
+import ctypes
+import errno
 import os
 import signal
 import socket
+import struct
 
 ATTACK = None  # the test puts its targets here
 _log = []
@@ -18,7 +23,8 @@ def _try(name, action):
         action()
         _log.append(f"{name}: REACHED")
     except Exception as error:
-        _log.append(f"{name}: blocked ({type(error).__name__})")
+        code = errno.errorcode.get(getattr(error, "errno", None) or 0, type(error).__name__)
+        _log.append(f"{name}: blocked ({code})")
 
 
 def _tcp():
@@ -61,12 +67,47 @@ def _overwrite_outputs():
         file.write("forged\n")
 
 
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _raw(result):
+    if result < 0:
+        error = ctypes.get_errno()
+        raise OSError(error, os.strerror(error))
+    return result
+
+
+def _raw_send(kind, payload):
+    address = struct.pack("<H", socket.AF_INET) + struct.pack(">H", ATTACK[kind]) + socket.inet_aton("127.0.0.1")
+    address += bytes(8)
+    fd = _raw(_libc.socket(socket.AF_INET, socket.SOCK_STREAM if kind == "tcp" else socket.SOCK_DGRAM, 0))
+    try:
+        if kind == "tcp":
+            _raw(_libc.connect(fd, address, len(address)))
+            _raw(_libc.send(fd, payload, len(payload), 0))
+        else:
+            _raw(_libc.sendto(fd, payload, len(payload), 0, address, len(address)))
+    finally:
+        _libc.close(fd)
+
+
+def _raw_read_reference():
+    fd = _raw(_libc.open(ATTACK["reference"].encode(), os.O_RDONLY))
+    print("the reference says:", os.read(fd, 1 << 16).decode("utf-8", "replace"))
+
+
 _try("tcp", _tcp)
 _try("udp", _udp)
 _try("read the reference", _read_reference)
 _try("signal the victim", lambda: os.kill(ATTACK["victim"], signal.SIGTERM))
 _try("signal the parent", lambda: os.kill(os.getppid(), signal.SIGTERM))
 _try("signal everyone", lambda: os.kill(-1, signal.SIGTERM))
+_try("tcp (raw)", lambda: _raw_send("tcp", b"leak"))
+_try("udp (raw)", lambda: _raw_send("udp", b"leak"))
+_try("read the reference (raw)", _raw_read_reference)
+_try("signal the victim (raw)", lambda: _raw(_libc.kill(ATTACK["victim"], signal.SIGTERM)))
+_try("signal the parent (raw)", lambda: _raw(_libc.kill(os.getppid(), signal.SIGTERM)))
+_try("signal everyone (raw)", lambda: _raw(_libc.kill(-1, signal.SIGTERM)))
 _try("the secret", _secret)
 _try("overwrite the outputs", _overwrite_outputs)
 print("\n".join(_log))
