@@ -21,6 +21,7 @@ from dedup_harness.core.runner import run_suite
 from dedup_harness.grade.plugin import plugin_args
 from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
+from dedup_harness.grade.sandbox.tiers import Tier, why_not, worker_setup
 from dedup_harness.grade.submission import prepare
 
 DOCS = 1000
@@ -50,11 +51,19 @@ def proxy(root: Path) -> Iterator[SubmissionProxy]:
     sandbox.close()
 
 
-def test_worker_start(benchmark: Any, root: Path) -> None:
-    """A sandbox, a worker behind it importing the submission, and its end."""
+@pytest.mark.parametrize(
+    "tier",
+    [
+        pytest.param(t.value, marks=pytest.mark.skipif(why_not(t) is not None, reason=str(why_not(t))))
+        for t in (Tier.BUBBLEWRAP, Tier.UNSHARE, Tier.LANDLOCK)
+    ],
+)
+def test_worker_start(benchmark: Any, root: Path, tier: str) -> None:
+    """A sandbox, a worker behind it (confining itself, then importing the submission), and its end, per tier."""
+    setup = worker_setup(tier)
 
     def start_and_stop() -> None:
-        sandbox = Sandbox(root, Limits())
+        sandbox = Sandbox(root, Limits(), setup)
         proxy = SubmissionProxy(sandbox, doc_type=doc_type)
         proxy.start()
         proxy.shutdown()

@@ -13,10 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import SuiteResult, run_suite
 from dedup_harness.grade.plugin import plugin_args
+from dedup_harness.grade.sandbox.tiers import Tier, why_not
 from dedup_harness.grade.submission import Submission, prepare
 
 HOSTILE_DIR = Path(__file__).resolve().parent / "submissions" / "hostile"
@@ -39,6 +42,12 @@ class Graded:
         return any(words in detail for detail in self.events(kind))
 
 
+def tier_param(tier: str) -> Any:
+    """A pytest parameter for grading in ``tier``, skipped with the reason where it cannot run here."""
+    reason = why_not(Tier(tier))
+    return pytest.param(tier, id=tier, marks=pytest.mark.skipif(reason is not None, reason=str(reason)))
+
+
 def hostile_source(name: str) -> str:
     text = (HOSTILE_DIR / f"{name}.py").read_text(encoding="utf-8")
     if text.startswith(BASE_MARK):
@@ -52,7 +61,7 @@ def grade(
     tmp_path: Path,
     *,
     checks: Sequence[str] = (),
-    bwrap: bool = True,
+    tier: str = "auto",
     options: Sequence[str] = ("--call-timeout=2", "--submission-timeout=8", "--memory-mb=512", "--disk-mb=96"),
 ) -> Graded:
     submitted = tmp_path / "submitted" / "dedup.py"
@@ -61,7 +70,7 @@ def grade(
     submission = prepare(submitted, tmp_path / "scratch")
     sidecar = tmp_path / "grading.json"
     args = plugin_args(submission.root, sidecar)
-    args += [*options, *([] if bwrap else ["--no-bwrap"])]
+    args += [*options, f"--tier={tier}"]
     if checks:
         args += ["-k", " or ".join(checks)]
     result = run_suite(IMPL_ROOT, profile="grading", extra_args=args, timeout=240)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -64,3 +65,34 @@ def test_run_autograder_grades_the_submission_into_results_json(bundle: Path, tm
     assert (spool["name"], spool["status"], spool["score"]) == ("test_the_spool_is_removed", "failed", 0)
     assert results["score"] == pytest.approx(100 - spool["max_score"], abs=1e-3)
     assert spool["max_score"] == pytest.approx(300 / (len(CHECKS) + 2), abs=1e-3)
+
+
+def test_run_autograder_finds_dedup_py_one_folder_down(bundle: Path, tmp_path: Path) -> None:
+    """A student who zipped their project folder: Gradescope unpacks it as submission/<folder>/dedup.py."""
+    root = tmp_path / "autograder"
+    (root / "submission" / "my-project").mkdir(parents=True)
+    (root / "submission" / "my-project" / "dedup.py").write_bytes((SAMPLES / "correct_different.py").read_bytes())
+    env = {**os.environ, "DEDUP_HARNESS_AUTOGRADER_ROOT": str(root), "DEDUP_HARNESS_PYTHON": sys.executable}
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run([str(bundle / "run_autograder")], env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    assert results["score"] == pytest.approx(100, abs=1e-2)
+
+
+def test_setup_fails_the_build_loudly_when_no_python_3_11_can_be_had(bundle: Path, tmp_path: Path) -> None:
+    """An image whose only Python is 3.10 and which has no apt: the build fails, naming what is missing."""
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for name in ("bash", "dirname", "mktemp", "rm", "chmod"):
+        (tools / name).symlink_to(shutil.which(name) or f"/usr/bin/{name}")
+    old = tools / "python3"
+    old.write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")  # what a 3.10 answers to the >= 3.11 test
+    old.chmod(0o755)
+    env = {"PATH": str(tools), "DEDUP_HARNESS_VENV": str(tmp_path / "venv")}
+    done = subprocess.run(
+        [str(tools / "bash"), str(bundle / "setup.sh")], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 1
+    assert "setup.sh: FAILED: no Python >= 3.11 with venv could be installed" in done.stderr
+    assert not (tmp_path / "venv").exists()

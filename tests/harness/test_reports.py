@@ -6,14 +6,18 @@ import csv
 import io
 import json
 import xml.etree.ElementTree as ET
+from dataclasses import replace
+from typing import Any
 
 import jsonschema
 
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.grader import from_sidecar
+from dedup_harness.grade.report import Status
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
 from dedup_harness.grade.reports.summary import summarize
-from grade_fakes import buggy_report, report
+from grade_fakes import OPTIONS, buggy_report, report, suite_result
 
 GRADESCOPE_TEST_KEYS = {"name", "number", "score", "max_score", "status", "output", "output_format", "visibility"}
 
@@ -90,3 +94,47 @@ def test_reports_of_the_same_grade_are_identical_text() -> None:
     second.seconds = 99.0  # timing is the one field allowed to differ; it is not in the CSV
     assert csv_report.render([csv_report.row(first, "1/1")]) == csv_report.render([csv_report.row(second, "1/1")])
     assert json_report.render([first], {}).replace("1.5", "99.0") == json_report.render([second], {})
+
+
+def sidecar(*events: dict[str, str]) -> dict[str, Any]:
+    return {"static": [], "events": list(events), "protections": {"tier": "landlock"}, "student_output": ""}
+
+
+def test_every_attempt_is_listed_with_where_it_happened_even_in_a_passed_check() -> None:
+    data = sidecar(
+        {
+            "check": "(before the checks)",
+            "kind": "attempt",
+            "detail": "tried to reach the network: look up 'x' (refused)",
+        },
+        {"check": CHECKS[0], "kind": "attempt", "detail": "tried to send signal 9 to other processes (refused)"},
+    )
+    graded = from_sidecar("eve/dedup.py", suite_result({}), OPTIONS, data, [])
+    assert graded.score == len(CHECKS) and graded.problems == []
+    assert graded.attempts == [
+        "tried to reach the network: look up 'x' (refused) (before the checks)",
+        f"tried to send signal 9 to other processes (refused) ({CHECKS[0]})",
+    ]
+    assert "What your code tried that the grader does not allow:" in gradescope.overview(graded)
+    assert json.loads(json_report.render([graded], {}))["submissions"][0]["attempts"] == graded.attempts
+    assert "attempt: tried to send signal 9" in ET.fromstring(junit.render([graded])).findtext(
+        "testsuite/system-out", ""
+    )
+
+
+def test_a_worker_that_could_not_start_is_a_harness_error_never_the_submissions_zero() -> None:
+    data = sidecar({"check": CHECKS[0], "kind": "sandbox", "detail": "the worker could not start (bubblewrap tier)"})
+    graded = from_sidecar("eve/dedup.py", suite_result({CHECKS[0]: Outcome.ERROR}), OPTIONS, data, [])
+    assert graded.status is Status.HARNESS_ERROR
+    assert graded.harness_error == "the worker could not start (bubblewrap tier)"
+    assert "not a verdict on your code" in gradescope.overview(graded)
+
+
+def test_a_run_without_isolation_says_so_first_in_each_format() -> None:
+    warned = report(options=replace(OPTIONS, warning="graded WITHOUT isolation (--unisolated, none tier): all"))
+    assert next(iter(json.loads(json_report.render([warned], {})))) == "isolation_warning"
+    assert gradescope.overview(warned).startswith("WARNING: graded WITHOUT isolation")
+    assert csv_report.render([csv_report.row(warned, "1/1")]).splitlines()[1].startswith('"graded WITHOUT')
+    assert junit.render([warned]).splitlines()[1].strip().startswith("<!-- WARNING: graded WITHOUT")
+    quiet = report()
+    assert quiet.warning == "" and "WARNING" not in junit.render([quiet]) + gradescope.overview(quiet)

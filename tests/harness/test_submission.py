@@ -51,6 +51,22 @@ class TestPrepare:
         submission = prepare(tmp_path / "alice", tmp_path / "scratch")
         assert submission.source == tmp_path / "alice" / "dedup.py"
 
+    def test_a_folder_holding_one_project_folder_is_graded_by_the_dedup_py_in_it(self, tmp_path: Path) -> None:
+        """A student who zipped their project folder: Gradescope unpacks it one level down."""
+        (tmp_path / "submission" / "project").mkdir(parents=True)
+        (tmp_path / "submission" / "__MACOSX" / "project").mkdir(parents=True)
+        (tmp_path / "submission" / "project" / "dedup.py").write_text(REFERENCE, encoding="utf-8")
+        (tmp_path / "submission" / "__MACOSX" / "dedup.py").write_text("", encoding="utf-8")
+        submission = prepare(tmp_path / "submission", tmp_path / "scratch")
+        assert submission.source == tmp_path / "submission" / "project" / "dedup.py"
+
+    def test_two_project_folders_are_not_guessed_between(self, tmp_path: Path) -> None:
+        for name in ("one", "two"):
+            (tmp_path / "submission" / name).mkdir(parents=True)
+            (tmp_path / "submission" / name / "dedup.py").write_text(REFERENCE, encoding="utf-8")
+        with pytest.raises(SubmissionError, match=r"several folders in it do \(one/dedup.py, two/dedup.py\)"):
+            prepare(tmp_path / "submission", tmp_path / "scratch")
+
     @pytest.mark.parametrize(
         ("setup", "message"),
         [

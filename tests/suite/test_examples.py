@@ -6,36 +6,25 @@ import hashlib
 from typing import Any
 
 from corpus.doc import Doc
+from dedup_harness.core import worked_example
 from dedup_harness.core.case_log import record
 from support import Run
 
-HAND = [
-    Doc("s:0", "The cat sat.\n\nThe dog ran."),
-    Doc("s:1", "The dog ran.\n\nA bird sang."),
-    Doc("s:2", "The cat sat."),
-]
-HAND_STATS = {
-    "docs_in": 3,
-    "paragraphs": 5,
-    "bloom_bits": 400,
-    "candidates": 2,
-    "false_positives": 0,
-    "duplicate_paragraphs": 2,
-    "docs_dropped": 1,
-    "docs_out": 2,
-}
+HAND = [Doc(doc_id, text) for doc_id, text in worked_example.DOCUMENTS]
+HAND_STATS = worked_example.STATS
 
 
 def test_hand_example_three_documents(impl: Any, run: Run) -> None:
     """Section 3 by hand: A comes out unchanged, B keeps only its bird, C is dropped."""
-    record(docs=HAND, bloom_bytes_per_item=10)
-    prefixes = [impl.paragraph_hash(p).hex()[:8] for p in ("The cat sat.", "The dog ran.", "A bird sang.")]
-    assert prefixes == ["84549cfa", "0ea960d6", "c2c47b92"], (
-        f"the digests of the three paragraphs should begin 84549cfa, 0ea960d6, c2c47b92 (SHA-256 of the UTF-8 "
-        f"text); paragraph_hash gave {', '.join(prefixes)}"
+    record(docs=HAND, bloom_bytes_per_item=worked_example.BLOOM_BYTES_PER_ITEM)
+    prefixes = [impl.paragraph_hash(p).hex()[:8] for p in worked_example.DIGEST_PREFIXES]
+    expected = list(worked_example.DIGEST_PREFIXES.values())
+    assert prefixes == expected, (
+        f"the digests of the three paragraphs should begin {', '.join(expected)} (SHA-256 of the UTF-8 text); "
+        f"paragraph_hash gave {', '.join(prefixes)}"
     )
-    out, stats = run(HAND, 10)
-    assert out == [HAND[0], Doc("s:1", "A bird sang.")], (
+    out, stats = run(HAND, worked_example.BLOOM_BYTES_PER_ITEM)
+    assert out == [Doc(doc_id, text) for doc_id, text in worked_example.KEPT], (
         "expected A unchanged, B as 'A bird sang.' and C dropped (the first occurrence of each paragraph stays, "
         f"later ones go); got {out!r}"
     )

@@ -1,7 +1,13 @@
 """``dedup-harness grade PATH...``: grade submissions; one report each and a batch summary.
 
+Before any submission: the isolation tier is chosen (the strongest this machine offers, or
+``--tier``) and the preflight (``grade/preflight.py``) grades the reference and the canary through
+it and probes the isolation. A preflight that fails stops the run (exit 2) with its cause; a tier
+that does not isolate the worker stops it too (exit 2, what is missing and how to get it), unless
+``--unisolated`` accepts that, and then every report says so first.
+
 Exit status 0 when every submission was graded, whatever its score; 2 on a harness error (the
-grader failed on some submission) or bad arguments.
+grader failed on some submission, or the preflight did) or bad arguments.
 """
 
 from __future__ import annotations
@@ -15,12 +21,17 @@ from rich.console import Console
 
 from dedup_harness.commands.outputs import fail, to_stdout, write_output
 from dedup_harness.commands.progress import Progress
+from dedup_harness.core.runner import start_fork_server
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
 from dedup_harness.grade.grader import GradingOptions
+from dedup_harness.grade.preflight import Preflight, preflight
 from dedup_harness.grade.report import GradeReport, Status
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit, terminal
 from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.sandbox.interpreter import Interpreter, InterpreterError, ask
+from dedup_harness.grade.sandbox.tiers import AUTO, SetupError, Tier, worker_setup
+from dedup_harness.grade.sandbox.users import worker_uid
 from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights
 from dedup_harness.grade.shards import ALL, ShardError, parse_shard
 
@@ -43,6 +54,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--show-student-output", action="store_true", help="print what submissions printed (hidden by default)"
     )
+    parser.add_argument(
+        "--tier",
+        default=AUTO,
+        choices=[AUTO, *Tier],
+        help="the isolation tier (default: the strongest this machine offers; see the README's table)",
+    )
+    parser.add_argument("--worker-python", metavar="PATH", help="the worker's interpreter (default: one is found)")
+    parser.add_argument(
+        "--unisolated",
+        action="store_true",
+        help="grade even where no tier isolates the worker (every report then says so first)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,18 +77,57 @@ def run(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         return fail("grade", f"no such file or folder: {', '.join(missing)}", HARNESS_ERROR)
-    options = GradingOptions(weights, diagnoser(), timeout=args.timeout)
     chosen = shard.select(sorted(set(args.paths)))
+    fork = start_fork_server() if chosen else None  # it warms up while the preflight runs
+    try:
+        setup = worker_setup(args.tier, checked_python(args.worker_python))
+    except (SetupError, InterpreterError) as exc:
+        return fail("grade", exc, HARNESS_ERROR)
+    check = preflight(setup)
+    print(preflight_line(check), file=sys.stderr)
+    if check.failures:
+        return fail("grade", check.message(), HARNESS_ERROR)
+    if check.leaks and not args.unisolated:
+        return fail("grade", check.refusal(), HARNESS_ERROR)
+    warning = unisolated_warning(check) if check.leaks else ""
+    options = GradingOptions(weights, diagnoser(), timeout=args.timeout, setup=setup, warning=warning)
     with Progress("grade") as progress:
         progress.phase("submissions", total=len(chosen))
         reports = grade_batch(
             chosen,
             options,
             jobs=args.jobs,
+            fork=fork,
             on_done=lambda r: progress.finished(f"{r.submission}: {r.score:g}/{r.max_score:g}"),
         )
     write_outputs(args, reports, str(shard))
     return HARNESS_ERROR if any(r.status is Status.HARNESS_ERROR for r in reports) else 0
+
+
+def checked_python(path: str | None) -> str | None:
+    """The interpreter named by --worker-python, once it has answered as the worker's user."""
+    if path is None:
+        return None
+    found = ask(path, worker_uid())
+    if not isinstance(found, Interpreter):
+        raise InterpreterError(f"--worker-python {found}")
+    return found.path
+
+
+def preflight_line(check: Preflight) -> str:
+    right = sum(answer.right for answer in check.reference)
+    wrong = sum(not answer.right for answer in check.canary)
+    isolation = "does not hold" if check.leaks else "holds"
+    version = check.protections.get("interpreter_version", "") or check.setup.interpreter.version
+    return (
+        f"preflight ({check.seconds:.2f} s): the {check.setup.tier} tier, worker {check.setup.interpreter.path} "
+        f"({version}): the reference {right}/{len(check.reference)} right, the canary {wrong}/{len(check.canary)} "
+        f"wrong; isolation {isolation}"
+    )
+
+
+def unisolated_warning(check: Preflight) -> str:
+    return f"graded WITHOUT isolation (--unisolated, {check.setup.tier} tier): " + "; ".join(check.leaks)
 
 
 def diagnoser() -> Diagnoser:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
+from multiprocessing.context import ForkServerContext
 from pathlib import Path
 
 from dedup_harness.core.runner import start_fork_server
@@ -29,13 +30,15 @@ def grade_batch(
     jobs: int,
     grader: Grader | None = None,
     on_done: Callable[[GradeReport], None] | None = None,
+    fork: ForkServerContext | None = None,
 ) -> list[GradeReport]:
     """Grade every submission (a path as given), ``jobs`` at a time; reports in name order.
 
-    Each suite run is a child of one warm fork server, started here, unless ``grader`` is given.
-    ``on_done`` hears of each report as it is ready.
+    Each suite run is a child of one warm fork server (``fork``, or one started here), unless
+    ``grader`` is given. ``on_done`` hears of each report as it is ready.
     """
-    fork = start_fork_server() if grader is None and submissions else None
+    if fork is None and grader is None and submissions:
+        fork = start_fork_server()
     chosen = grader or (lambda path, opts, name: grade(path, opts, name=name, fork=fork))
 
     def run(path: Path, opts: GradingOptions, name: str) -> GradeReport:

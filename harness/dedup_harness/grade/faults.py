@@ -34,6 +34,12 @@ class SubmissionExited(WorkerFault):
     kind = "exit"
 
 
+class SandboxFailed(WorkerFault):
+    """The worker could not start or confine itself: the grader's failure, never the submission's."""
+
+    kind = "sandbox"
+
+
 class SubmissionBroken(WorkerFault):
     """The submission cannot be imported, or lacks the name a check asked for."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.context import ForkServerContext
 from pathlib import Path
@@ -27,8 +27,9 @@ from dedup_harness.grade.diagnosis import Diagnoser
 from dedup_harness.grade.feedback import CheckFeedback, Scrubber, asserts, check_feedback
 from dedup_harness.grade.minimize import plugin as minimize_plugin
 from dedup_harness.grade.minimize.case import MinimalCase
-from dedup_harness.grade.plugin import plugin_args
+from dedup_harness.grade.plugin import plugin_args, setup_args
 from dedup_harness.grade.report import CheckReport, GradeReport, Status
+from dedup_harness.grade.sandbox.tiers import WorkerSetup
 from dedup_harness.grade.scoring import Weights
 from dedup_harness.grade.submission import SubmissionError, prepare
 
@@ -52,6 +53,8 @@ class GradingOptions:
     diagnoser: Diagnoser
     timeout: float = 300.0  # seconds for the whole suite: well past the worker's own budget
     check_timeout: float = 60.0  # seconds per case
+    setup: WorkerSetup | None = None  # the tier and interpreter the preflight checked (None: each run probes)
+    warning: str = ""  # the run grades without isolation (--unisolated): every report says this first
 
 
 def grade(
@@ -83,7 +86,7 @@ def grade(
             if own_code:
                 root, plugins = submission.root, own_code_plugin.plugin_args(sidecar)
             else:
-                root, plugins = IMPL_ROOT, plugin_args(submission.root, sidecar)
+                root, plugins = IMPL_ROOT, plugin_args(submission.root, sidecar, *setup_args(options.setup))
             result = run_suite(
                 root,
                 profile="grading",
@@ -109,14 +112,19 @@ def from_sidecar(
     """The report from the suite's outcomes and what the grading plugin saw of the worker."""
     found = [str(p.get("message", "")) for p in data.get("static", [])] or problems
     events: dict[str, list[str]] = {}
+    attempts = []
     for event in data.get("events", []):
-        line = f"{event.get('kind', 'event')}: {event.get('detail', '')}"
-        if event.get("check") == minimize_plugin.SHRINKING:
+        kind, detail, check = event.get("kind", "event"), str(event.get("detail", "")), str(event.get("check", ""))
+        if kind == "sandbox":  # no worker could start: nothing here is the submission's doing
+            return unrunnable(label, options, found, harness_error=Scrubber({})(detail))
+        if kind == "attempt":
+            attempts.append(f"{detail} ({check.strip('()')})")
+        if check == minimize_plugin.SHRINKING:
             continue  # what a submission did while its failing cases were shrunk is not a check's verdict
-        if event.get("check") in CHECKS:
-            events.setdefault(event["check"], []).append(line)
-        elif not any(str(event.get("detail", "")) in problem for problem in found):
-            found.append(line)  # an event outside any check, unless a static problem already says it
+        if check in CHECKS:
+            events.setdefault(check, []).append(f"{kind}: {detail}")
+        elif kind != "attempt" and not any(detail in problem for problem in found):
+            found.append(f"{kind}: {detail}")  # an event outside any check, unless a static problem already says it
     return from_result(
         label,
         result,
@@ -127,6 +135,7 @@ def from_sidecar(
         student_output=str(data.get("student_output", "")),
         protections=data.get("protections", {}),
         minimal_cases=data.get("minimal_cases", {}),
+        attempts=attempts,
     )
 
 
@@ -141,6 +150,7 @@ def from_result(
     student_output: str = "",
     protections: Mapping[str, Any] | None = None,
     minimal_cases: Mapping[str, MinimalCase] | None = None,
+    attempts: Sequence[str] = (),
 ) -> GradeReport:
     """The report for a finished suite run."""
     events, minimal_cases = events or {}, minimal_cases or {}
@@ -175,6 +185,8 @@ def from_result(
         problems=[scrub(p) for p in problems],
         protections=json.loads(scrub(json.dumps({k: v for k, v in (protections or {}).items() if k not in PER_RUN}))),
         student_output=scrub(student_output)[:OUTPUT_LIMIT],
+        attempts=[scrub(attempt) for attempt in attempts],
+        warning=options.warning,
     )
     report.diagnosis = options.diagnoser.diagnose(report.failed())
     report.unjudged = unjudged(report)
@@ -228,4 +240,5 @@ def unrunnable(label: str, options: GradingOptions, problems: list[str], *, harn
         checks=checks,
         problems=problems,
         harness_error=harness_error,
+        warning=options.warning,
     )

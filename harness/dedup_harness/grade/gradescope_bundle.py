@@ -3,7 +3,10 @@
 Gradescope runs every submission in its own container; the bundle is all it needs. It carries this
 harness as an installable source tree in the installed layout (the package with its ``_data``: the
 reference, the suite, the fixture, the mutants), so it can be built from a checkout or from an
-installed copy alike. ``setup.sh`` installs it with pip; ``run_autograder`` grades
+installed copy alike. The two scripts live beside this module (``gradescope_scripts/``), each
+saying what it does: ``setup.sh`` gets a Python >= 3.11, bubblewrap where it can, installs the
+harness where the worker's uid cannot read it and grades the bundled reference once (a setup that
+cannot grade fails the build, never a student's grade); ``run_autograder`` grades
 ``$ROOT/submission`` into ``$ROOT/results/results.json`` (``ROOT`` is ``/autograder`` unless
 ``DEDUP_HARNESS_AUTOGRADER_ROOT`` says otherwise, which is how the tests run it). The zip is
 reproducible: sorted entries, fixed timestamps.
@@ -27,49 +30,7 @@ DATA_FOLDERS = ("impl", "oracle", "mutants", "tests", "fixtures")
 STAMP = (1980, 1, 1, 0, 0, 0)
 SKIP = {"__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 
-SETUP_SH = """#!/usr/bin/env bash
-# Gradescope runs this once when the autograder image is built.
-set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-python=""
-for candidate in python3.13 python3.12 python3.11 python3; do
-    if command -v "$candidate" >/dev/null && "$candidate" -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then
-        python="$candidate"; break
-    fi
-done
-if [ -z "$python" ]; then
-    apt-get update && apt-get install -y python3.11 python3.11-venv
-    python=python3.11
-fi
-# bubblewrap gives the worker its strongest isolation; where the container forbids it the grader falls
-# back to what it can do and every report says which protections were in force.
-if command -v apt-get >/dev/null; then apt-get install -y bubblewrap || true; fi
-"$python" -m venv /autograder/venv
-/autograder/venv/bin/pip install --upgrade pip
-/autograder/venv/bin/pip install "$here/dedup-harness"
-"""
-
-RUN_AUTOGRADER = """#!/usr/bin/env bash
-# Gradescope runs this for each submission: grade /autograder/submission into results/results.json.
-set -u
-here="$(cd "$(dirname "$0")" && pwd)"
-root="${DEDUP_HARNESS_AUTOGRADER_ROOT:-/autograder}"
-python="${DEDUP_HARNESS_PYTHON:-/autograder/venv/bin/python}"
-mkdir -p "$root/results"
-weights=()
-if [ -f "$here/weights.toml" ]; then weights=(--weights "$here/weights.toml"); fi
-# The bundle's own copy of the harness runs, whatever else is installed.
-PYTHONPATH="$here/dedup-harness" "$python" -m dedup_harness.cli grade "$root/submission" \\
-    --gradescope "$root/results" --show-student-output --jobs 1 "${weights[@]}"
-status=$?
-if [ ! -s "$root/results/results.json" ]; then
-    cat > "$root/results/results.json" <<'JSON'
-{"score": 0, "output": "The autograder failed before grading; this is not a verdict on your code.",
- "stdout_visibility": "hidden", "tests": []}
-JSON
-fi
-exit "$status"
-"""
+SCRIPTS = Path(__file__).with_name("gradescope_scripts")  # setup.sh and run_autograder, as shipped
 
 
 def pyproject() -> str:
@@ -113,8 +74,8 @@ def _files(folder: Path) -> Iterator[Path]:
 def build(out: Path, *, weights: Path | None = None) -> int:
     """Write the bundle to ``out``; returns the number of files in it."""
     entries: list[tuple[str, bytes, bool]] = [
-        ("setup.sh", SETUP_SH.encode(), True),
-        ("run_autograder", RUN_AUTOGRADER.encode(), True),
+        ("setup.sh", (SCRIPTS / "setup.sh").read_bytes(), True),
+        ("run_autograder", (SCRIPTS / "run_autograder").read_bytes(), True),
         (f"{SOURCE}/pyproject.toml", pyproject().encode(), False),
         (f"{SOURCE}/README.md", b"The dedup-harness grader, bundled for Gradescope.\n", False),
     ]

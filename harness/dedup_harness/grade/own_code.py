@@ -23,7 +23,10 @@ from dedup_harness.grade.worker.wire import NAMES, encode
 
 PLUGIN = __name__
 SIDECAR_OPTION = "--own-code-json"
-PROTECTIONS = {"isolation": "none: your own code, run in this process by `dedup-harness check`"}
+PROTECTIONS = {
+    "tier": "none",
+    "in_force": ["none: your own code, run in this process by `dedup-harness check`, with no sandbox"],
+}
 
 
 def plugin_args(sidecar: Path) -> list[str]:

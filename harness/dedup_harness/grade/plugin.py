@@ -22,8 +22,9 @@ session ends writes FILE:
                                      # (what changes from run to run: keep it out of reports)
     }
 
-Limit options: --call-timeout, --submission-timeout, --memory-mb, --disk-mb, --no-bwrap (use the
-fallback isolation even where bubblewrap works; for tests of that path).
+Limit options: --call-timeout, --submission-timeout, --memory-mb, --disk-mb. Isolation: --tier
+(``auto``, the strongest this machine offers, or a tier by name; a tier that cannot run here is an
+error) and --worker-python (the worker's interpreter, as the grade command found and checked it).
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ from dedup_harness.core.memory_probe import MEMORY_PROBE_KEY
 from dedup_harness.grade.faults import WorkerFault
 from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
+from dedup_harness.grade.sandbox.interpreter import Interpreter
+from dedup_harness.grade.sandbox.tiers import AUTO, Tier, WorkerSetup, landlock_abi, seccomp_known, worker_setup
 from dedup_harness.grade.signature import static_problems
 from dedup_harness.grade.submission import Problem, compile_problems
 from dedup_harness.grade.worker_memory import WorkerMemory
@@ -52,6 +55,8 @@ from dedup_harness.grade.worker_memory import WorkerMemory
 PLUGIN = __name__
 SUBMISSION_OPTION = "--submission"
 SIDECAR_OPTION = "--grading-json"
+TIER_OPTION = "--tier"
+PYTHON_OPTION = "--worker-python"
 
 
 def plugin_args(root: Path, sidecar: Path | None, *options: str) -> list[str]:
@@ -72,7 +77,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--memory-mb", dest="memory_mb", type=int, default=Limits.memory_bytes >> 20, metavar="MB")
     group.addoption("--disk-mb", dest="disk_mb", type=int, default=Limits.disk_bytes >> 20, metavar="MB")
-    group.addoption("--no-bwrap", dest="no_bwrap", action="store_true", help="do not use bubblewrap even if present")
+    group.addoption(TIER_OPTION, dest="tier", default=AUTO, choices=[AUTO, *Tier], help="the isolation tier")
+    group.addoption(PYTHON_OPTION, dest="worker_python", metavar="PATH", help="the worker's interpreter (checked)")
+
+
+def setup_args(setup: WorkerSetup | None) -> list[str]:
+    """The plugin's arguments that run every worker in ``setup`` (probed and checked by the grade command);
+    none for None, and each run probes for itself."""
+    if setup is None:
+        return []
+    return [f"{TIER_OPTION}={setup.tier}", f"{PYTHON_OPTION}={setup.interpreter.path}"]
+
+
+def _setup(config: pytest.Config) -> WorkerSetup:
+    tier, python = config.getoption("tier"), config.getoption("worker_python")
+    if tier != AUTO and python:  # probed and checked by the grade command: no second probe per submission
+        return WorkerSetup(Tier(tier), Interpreter(python), landlock_abi(), seccomp_known())
+    return worker_setup(tier, python)
 
 
 def _doc_type() -> type:
@@ -138,7 +159,7 @@ def pytest_configure(config: pytest.Config) -> None:
         memory_bytes=config.getoption("memory_mb") << 20,
         disk_bytes=config.getoption("disk_mb") << 20,
     )
-    sandbox = Sandbox(Path(root), limits, use_bwrap=not config.getoption("no_bwrap"))
+    sandbox = Sandbox(Path(root), limits, _setup(config))
     # The checks' tmp_path must be reachable from inside the sandbox, whatever the runner chose.
     config.option.basetemp = str(sandbox.shared / "pytest")
     proxy = SubmissionProxy(sandbox, doc_type=_doc_type)

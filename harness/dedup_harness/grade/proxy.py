@@ -14,6 +14,7 @@ the next call, so one crash costs only the checks it hits.
 
 from __future__ import annotations
 
+import subprocess
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path, PurePath
@@ -22,6 +23,7 @@ from typing import Any
 from dedup_harness.grade.channel import WATCH_EVERY, Channel, ChannelClosed, ChannelGarbage, ChannelTimeout
 from dedup_harness.grade.faults import (
     Event,
+    SandboxFailed,
     SubmissionBroken,
     SubmissionExited,
     WorkerCrashed,
@@ -83,6 +85,7 @@ class SubmissionProxy:
         self.surface: dict[str, Any] | None = None
         self.import_error: dict[str, Any] | None = None
         self.broken: str | None = None  # why the submission cannot run at all
+        self.sandbox_error: str | None = None  # why no worker can start here: the grader's failure
         self.mirrors: dict[int, dict[Any, Any]] = {}
         self.inputs: dict[int, Iterator[Any]] = {}
         self.counter = 0
@@ -111,6 +114,14 @@ class SubmissionProxy:
 
     def exact_dedup(self, *args: Any, **kwargs: Any) -> Any:
         return self.call("exact_dedup", args, kwargs)
+
+    def probe(self, request: dict[str, Any]) -> dict[str, str]:
+        """The isolation probe (``worker/probe``) in this worker: each try's outcome, by name."""
+        self._ensure_worker()
+        outcomes = self._result(self._request("the isolation probe", {"op": "probe", **request}), "the isolation probe")
+        if type(outcomes) is not dict:
+            raise self._protocol("the isolation probe", "a reply that is not a dict")
+        return {str(key): str(value) for key, value in outcomes.items()}
 
     # -- calls ----------------------------------------------------------------------------------
 
@@ -303,6 +314,8 @@ class SubmissionProxy:
         return self.worker.process.pid if self.worker is not None else None
 
     def _ensure_worker(self) -> None:
+        if self.sandbox_error is not None:
+            raise SandboxFailed(self.sandbox_error)
         if self.broken is not None:
             raise SubmissionBroken(self.broken)
         if self.worker is not None:
@@ -314,6 +327,7 @@ class SubmissionProxy:
         self.channel = Channel(self.worker.request_fd, self.worker.reply_fd)
         self.generation += 1
         self.starts += 1
+        self._await_start()
         try:
             first, _ = self._receive("importing the submission", self.limits.call_seconds)
         except WorkerTimeout:
@@ -338,6 +352,47 @@ class SubmissionProxy:
         if self.surface is None:
             self.surface = first["ready"]
 
+    def _await_start(self) -> None:
+        """The worker's first word, before it imports anything of the submission: it runs, confined.
+
+        Anything else (it died, hung, could not confine itself) is the grader's failure: no student
+        code had run yet.
+        """
+        try:
+            first = self._channel().receive(self.limits.call_seconds, watch=lambda: None)
+        except ChannelTimeout:
+            raise self._sandbox_failed(f"no word from it within {self.limits.call_seconds:g} s", ended=False) from None
+        except ChannelClosed:
+            raise self._sandbox_failed("it ended before it could say it had started") from None
+        except ChannelGarbage as what:
+            raise self._sandbox_failed(str(what)) from None
+        if "confine_error" in first:
+            raise self._sandbox_failed(f"it could not confine itself: {str(first['confine_error'])[:500]}")
+        if first.get("started") is not True:
+            raise self._sandbox_failed("its first message was not the one a starting worker sends")
+        version = ".".join(map(str, first.get("version") or []))
+        confinement = first.get("confinement")
+        self.sandbox.protections.confined(confinement if type(confinement) is dict else None, version)
+
+    def _sandbox_failed(self, what: str, *, ended: bool = True) -> SandboxFailed:
+        status = self._exit_status(5 if ended else 0)
+        output = self.sandbox.output().strip()
+        said = f"; it printed: {output[-800:]}" if output else ""
+        words = describe_status(status, str(self.sandbox.tier)) if status is not None else "did not end"
+        self.sandbox_error = f"the worker could not start ({self.sandbox.tier} tier): {what} (it {words}){said}"
+        self._event("sandbox", self.sandbox_error)
+        return SandboxFailed(self.sandbox_error)
+
+    def _exit_status(self, wait: float) -> int | None:
+        """The worker's exit status if it ends within ``wait`` seconds (else None); it is stopped either way."""
+        assert self.worker is not None
+        try:
+            status: int | None = self.worker.process.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            status = None
+        self._stop_worker()
+        return status
+
     def _stop_worker(self) -> None:
         if self.worker is not None:
             self.sandbox.stop(self.worker)
@@ -355,13 +410,8 @@ class SubmissionProxy:
         return WorkerTimeout(detail)
 
     def _crashed(self, desc: str) -> WorkerFault:
-        assert self.worker is not None
-        try:
-            status: int | None = self.worker.process.wait(timeout=5)
-        except Exception:
-            status = None
-        words = describe_status(status, self.sandbox.mode)
-        self._stop_worker()
+        status = self._exit_status(5)
+        words = describe_status(status, str(self.sandbox.tier))
         kind = WorkerCrashed if "killed" in words or status is None else SubmissionExited
         detail = f"the worker {words} during {desc}"
         self._event(kind.kind, detail)

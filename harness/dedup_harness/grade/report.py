@@ -42,6 +42,10 @@ class GradeReport:
     # When no check could judge the submission (every check it lost crashed or hung): why, in words.
     unjudged: str = ""
     protections: dict[str, Any] = field(default_factory=dict)
+    # What the submission tried that the worker refused or watched, each with where it happened.
+    attempts: list[str] = field(default_factory=list)
+    # Set when the run graded without isolation (``--unisolated``): every format says it first.
+    warning: str = ""
     student_output: str = ""
     harness_error: str = ""
     seconds: float = 0.0  # a timing field: the only thing that may differ between two gradings

@@ -1,6 +1,7 @@
 """A student's submission: find its dedup.py, build its scratch root, and check it before the checks run.
 
-``prepare(path, scratch_dir)`` takes a ``dedup.py`` or a folder holding one and builds
+``prepare(path, scratch_dir)`` takes a ``dedup.py`` or a folder holding one (directly, or in the one
+subfolder that does: a student who zipped their project folder) and builds
 ``scratch_dir/root``: a copy of the reference root with the student's ``dedup.py`` in place of the
 reference's. A submission that cannot be graded at all (no such path, no dedup.py, too big, not
 UTF-8, a symbolic link) raises ``SubmissionError`` with a plain message. A file that does not compile
@@ -43,13 +44,24 @@ def find_dedup(path: Path) -> Path:
     if path.is_dir():
         found = path / "dedup.py"
         if not found.is_file():
-            others = sorted(p.name for p in path.glob("*.py"))[:5]
-            hint = f" (it holds {', '.join(others)})" if others else ""
-            raise SubmissionError(f"{path}: the folder holds no dedup.py{hint}")
+            return find_dedup(_one_folder_down(path))
         return find_dedup(found)
     if path.suffix != ".py":
         raise SubmissionError(f"{path}: not a Python file (a submission is a dedup.py or a folder holding one)")
     return path
+
+
+def _one_folder_down(path: Path) -> Path:
+    """The dedup.py of the one subfolder that holds one (a zipped project folder); else why there is none."""
+    below = sorted(p for p in path.glob("*/dedup.py") if not p.parent.name.startswith((".", "__MACOSX")))
+    if len(below) == 1:
+        return below[0]
+    if below:
+        where = ", ".join(str(p.relative_to(path)) for p in below[:5])
+        raise SubmissionError(f"{path}: the folder holds no dedup.py but several folders in it do ({where})")
+    others = sorted(p.name for p in path.glob("*.py"))[:5]
+    hint = f" (it holds {', '.join(others)})" if others else ""
+    raise SubmissionError(f"{path}: the folder holds no dedup.py{hint}")
 
 
 def read_source(path: Path) -> str:

@@ -16,6 +16,7 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.grade.report import GradeReport
 
 FIXED: tuple[str, ...] = (
+    "isolation_warning",  # first: a run without isolation (--unisolated) says so in every row
     "submission",
     "shard",
     "status",
@@ -31,6 +32,7 @@ COLUMNS: tuple[str, ...] = (*FIXED, *CHECKS)  # one outcome column per check of 
 def row(report: GradeReport, shard: str) -> dict[str, str]:
     outcomes = {check.name: str(check.outcome) for check in report.checks}
     return {
+        "isolation_warning": report.warning,
         "submission": report.submission,
         "shard": shard,
         "status": str(report.status),

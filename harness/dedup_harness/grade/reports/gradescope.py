@@ -42,16 +42,24 @@ def results(report: GradeReport) -> dict[str, Any]:
 
 
 def overview(report: GradeReport) -> str:
-    """The text above the tests: the score, what stopped checks from running, and the diagnosis."""
+    """The text above the tests: a run without isolation says so first; the score, what stopped checks from
+    running, what the code tried that the grader refused, and the diagnosis."""
+    first = [f"WARNING: {report.warning}", ""] if report.warning else []
     if report.status is Status.HARNESS_ERROR:
-        return (
-            "The grader failed on this submission; this is not a verdict on your code. Course staff have the details."
+        return "\n".join(
+            [
+                *first,
+                "The grader failed on this submission; this is not a verdict on your code. Course staff have the "
+                "details.",
+            ]
         )
-    lines = [f"Score: {report.score:g} / {report.max_score:g}."]
+    lines = [*first, f"Score: {report.score:g} / {report.max_score:g}."]
     if report.problems:
         lines += ["", "Problems found before the checks ran:", *(f"- {p}" for p in report.problems)]
     if report.unjudged:
         lines += ["", f"Your code {report.unjudged}."]
+    if report.attempts:
+        lines += ["", "What your code tried that the grader does not allow:", *(f"- {a}" for a in report.attempts)]
     if report.diagnosis:
         heading = (
             "What the failures look like:"

@@ -47,13 +47,22 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
             for check in report.checks
         ],
         "protections": report.protections,
+        "attempts": list(report.attempts),
+        "warning": report.warning,
         "student_output": report.student_output,
         "seconds": report.seconds,
     }
 
 
 def document(reports: Sequence[GradeReport], summary: dict[str, Any]) -> dict[str, Any]:
-    return {"schema": SCHEMA_ID, "submissions": [report_dict(r) for r in reports], "summary": summary}
+    # "isolation_warning" sorts first: a run without isolation says so before anything else.
+    warning = reports[0].warning if reports else ""
+    return {
+        "isolation_warning": warning,
+        "schema": SCHEMA_ID,
+        "submissions": [report_dict(r) for r in reports],
+        "summary": summary,
+    }
 
 
 def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:

@@ -19,7 +19,11 @@ def render(reports: Sequence[GradeReport]) -> str:
     for report in reports:
         suites.append(_suite(report))
     ET.indent(suites)
-    return ET.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
+    declaration, _, body = ET.tostring(suites, encoding="unicode", xml_declaration=True).partition("\n")
+    warning = reports[0].warning if reports else ""
+    if warning:  # first, right after the declaration: the run graded without isolation
+        body = f"<!-- WARNING: {warning.replace('--', '- -')} -->\n{body}"
+    return f"{declaration}\n{body}\n"
 
 
 def _suite(report: GradeReport) -> ET.Element:
@@ -36,6 +40,7 @@ def _suite(report: GradeReport) -> ET.Element:
     )
     properties = ET.SubElement(suite, "properties")
     for name, value in (
+        *([("isolation_warning", report.warning)] if report.warning else []),
         ("status", str(report.status)),
         ("score", f"{report.score:g}"),
         ("max_score", f"{report.max_score:g}"),
@@ -51,4 +56,6 @@ def _suite(report: GradeReport) -> ET.Element:
         detail.text = check.feedback.text()
     if report.status is Status.HARNESS_ERROR or report.problems:
         ET.SubElement(suite, "system-err").text = "\n".join([*report.problems, report.harness_error]).strip()
+    if report.attempts:
+        ET.SubElement(suite, "system-out").text = "\n".join(f"attempt: {a}" for a in report.attempts)
     return suite

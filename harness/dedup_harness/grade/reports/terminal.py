@@ -15,11 +15,18 @@ from rich.text import Text
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.report import GradeReport, Status
 
-PROTECTIONS_SHOWN = ("isolation", "network", "user", "notes")  # the rest is in --json
+WARNING_STYLE = "bold white on red"
 STYLE = {Outcome.PASSED: "green", Outcome.FAILED: "red", Outcome.ERROR: "magenta", Outcome.TIMEOUT: "yellow"}
 
 
+def print_warning(console: Console, warning: str) -> None:
+    """A run graded without isolation says so before anything else."""
+    if warning:
+        console.print(Text(f"WARNING: {warning}", style=WARNING_STYLE))
+
+
 def print_report(console: Console, report: GradeReport, *, show_student_output: bool = False) -> None:
+    print_warning(console, report.warning)
     console.print(Text(f"{report.submission}: {report.score:g} / {report.max_score:g}", style="bold"))
     if report.status is Status.HARNESS_ERROR:
         console.print(Text(f"HARNESS ERROR (not the submission's fault): {report.harness_error}", style="bold red"))
@@ -40,9 +47,14 @@ def print_report(console: Console, report: GradeReport, *, show_student_output: 
         if check.feedback and report.status is Status.GRADED:
             console.print(Text(f"{check.number}. {check.name} ({check.outcome})", style="bold"))
             console.print(Text(textwrap.indent(check.feedback.text(), "    ")), soft_wrap=True)
+    for attempt in report.attempts:
+        console.print(Text(f"attempt: {attempt}", style="magenta"))
     if report.protections:
-        shown = {key: report.protections[key] for key in PROTECTIONS_SHOWN if key in report.protections}
-        console.print("protections: " + "; ".join(f"{key} {value}" for key, value in shown.items()))
+        console.print(f"protections: the {report.protections.get('tier', '?')} tier")
+        for line in [*report.protections.get("in_force", []), *report.protections.get("notes", [])]:
+            console.print(f"  - {line}", soft_wrap=True)
+        for line in report.protections.get("missing", []):
+            console.print(Text(f"  - not in force: {line}", style="yellow"), soft_wrap=True)
     if show_student_output and report.student_output:
         console.print(Text("student output:", style="bold"))
         console.print(Text(report.student_output), soft_wrap=True)
@@ -52,6 +64,7 @@ def print_report(console: Console, report: GradeReport, *, show_student_output: 
 
 
 def print_batch(console: Console, reports: Sequence[GradeReport]) -> None:
+    print_warning(console, reports[0].warning if reports else "")
     table = Table(title="grades", show_edge=False)
     table.add_column("submission", overflow="fold")  # a path is worth reading whole
     for column in ("score", "status", "lost checks", "fails like"):

@@ -1,19 +1,50 @@
-"""What was in force for one submission's worker, for the report."""
+"""What was in force for one submission's worker, in words a TA reads: the tier and each protection.
+
+``in_force`` lists every protection, one line each, from the outermost (the tier's namespaces) to
+the innermost (the worker's audit hook); ``missing`` what this tier does not stop. The worker's own
+Landlock and seccomp lines come from what it reported once confined (``confined``).
+"""
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from dedup_harness.grade.sandbox.limits import Limits
+from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup
+
 WORKER_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}
+AUDIT_HOOK = (
+    "audit hook: network, new processes and signals to other processes refused in the worker, each attempt reported"
+)
+TIER_WORDS = {
+    Tier.BUBBLEWRAP: [
+        "bubblewrap: new network, pid, ipc and uts namespaces: no network at all, no other process in view",
+        "bubblewrap: only /usr, the interpreter and the session folder exist; the harness's files do not",
+    ],
+    Tier.UNSHARE: [
+        "unshare: new network, pid, mount and ipc namespaces: no network at all, no other process in view",
+        "unshare: the harness's folders covered by empty mounts",
+    ],
+    Tier.LANDLOCK: ["landlock: no namespaces; the worker confines itself before any submission code runs"],
+    Tier.SECCOMP: [
+        "seccomp: no namespaces and no Landlock; the worker filters its own system calls before any submission "
+        "code runs; the harness's files are hidden by their modes only"
+    ],
+    Tier.NONE: ["none: NOT ISOLATED (--unisolated): no namespaces, no Landlock, no seccomp"],
+}
+CONFINEMENT_LINES = {"files": "Landlock files", "tcp": "TCP", "signals": "signals", "seccomp": "seccomp"}
 
 
 @dataclass
 class Protections:
     """What was in force for one submission's worker: goes into the report as it is."""
 
-    isolation: str  # "bubblewrap", "unshare" or "none"
+    tier: str
     interpreter: str
+    in_force: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
     interpreter_version: str = ""
     user: str = ""
     network: str = ""
@@ -26,3 +57,48 @@ class Protections:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def confined(self, confinement: dict[str, Any] | None, version: str) -> None:
+        """Add what the worker reported once it had confined itself (None: it was not asked to)."""
+        self.interpreter_version = self.interpreter_version or version
+        if not confinement or any(line.startswith("Landlock files:") for line in self.in_force):
+            return
+        lines = [f"{label}: {confinement[key]}" for key, label in CONFINEMENT_LINES.items() if key in confinement]
+        self.in_force[-1:-1] = lines  # before the audit hook, which stays last
+        if "files" in confinement.get("protections", []):
+            self.harness_files_hidden = True
+        else:  # a kernel without Landlock (or the seccomp tier): namespaces and file modes are what hide files
+            self.missing.append(f"Landlock files: {confinement.get('files', 'NOT restricted')}")
+        if "seccomp" not in confinement.get("protections", []):
+            self.missing.append(f"seccomp: {confinement.get('seccomp', 'not installed')}")
+
+
+def describe(setup: WorkerSetup, uid: int | None, limits: Limits) -> Protections:
+    """The protections a worker of ``setup`` starts with, before it confines itself."""
+    tier = setup.tier
+    p = Protections(tier=str(tier), interpreter=setup.interpreter.path, interpreter_version=setup.interpreter.version)
+    p.limits = {
+        **limits.rlimits(),
+        "call_seconds": limits.call_seconds,
+        "submission_seconds": limits.submission_seconds,
+    }
+    p.limits |= {"output_bytes": limits.output_bytes, "disk_bytes": limits.disk_bytes}
+    p.in_force = list(TIER_WORDS[tier])
+    namespaces = tier in (Tier.BUBBLEWRAP, Tier.UNSHARE)
+    p.process_namespace = p.harness_files_hidden = namespaces
+    if namespaces:
+        p.network = f"none: a new network namespace ({tier})"
+    else:
+        p.network = "none: no socket can be opened (seccomp)" if setup.seccomp and tier is not Tier.NONE else "open"
+    if uid is not None:
+        p.user = f"uid {uid} (unprivileged, no capabilities, no new privileges)"
+        p.process_limit_enforced = True
+    else:
+        p.user = f"uid {os.getuid()}, the grader's own (the grader is not root)"
+        p.process_limit_enforced = os.getuid() != 0
+        if not namespaces:
+            p.notes.append("the worker runs as the grader's user: only Landlock and seccomp keep it from the grader")
+    p.in_force.append(f"user: {p.user}")
+    p.in_force.append(AUDIT_HOOK)
+    p.missing += [f"stronger tier not available: {reason}" for reason in setup.passed_over]
+    return p

@@ -1,20 +1,21 @@
-"""Start the grading worker behind every protection this machine offers, and take it down again.
+"""Start the grading worker behind every protection its tier offers, and take it down again.
 
-Layers, outermost first:
+Layers, outermost first (``tiers`` says which tier this machine offers):
 
-- bubblewrap when it works here: new network, pid, ipc and uts namespaces; only /usr and the session
-  folder are visible (the harness's own files are not); /tmp and the worker's home are small tmpfs.
-- else, as root, ``unshare``: new network, pid and mount namespaces, with an empty tmpfs mounted over
-  the harness's folders; the rest of the file system stays visible (read as an unprivileged user).
+- the tier's namespaces: bubblewrap (only /usr, the interpreter and the session folder visible) or
+  unshare (the harness's folders covered), each with new network, pid and ipc namespaces;
 - ``setpriv`` to a dedicated uid (1,000,000 + the grader's pid, so parallel graders never share one)
   when the grader is root: root ignores RLIMIT_NPROC and could signal or delete anything. No
-  capabilities, no new privileges.
+  capabilities, no new privileges;
 - resource limits set before exec (address space, CPU, file size, open files, processes, no core);
-  a scrubbed environment; stdout and stderr on a pipe the grader drains and truncates.
+  a scrubbed environment; stdout and stderr on a pipe the grader drains and truncates;
+- inside the worker, before any submission code: Landlock (files: its code read-only, its home and
+  the shared folder read-write, nothing else but what the interpreter needs; TCP; signal and
+  abstract-socket scopes) and seccomp, where the kernel has them; then its audit hook.
 
-The interpreter is one the worker's user can run (``/usr/bin/python3`` first: a pyenv under root's
-0700 home is out of its reach), with ``-I -S``: the standard library only. ``Protections`` records
-what was in force, for the report.
+The interpreter is the setup's: a Python >= 3.11 the worker's user can run, by its real path (a
+venv's link is not visible in a sandbox), with ``-I -S``: the standard library only.
+``Protections`` records what was in force, for the report.
 
 A session folder holds ``code/`` (the worker package and a copy of the submission root, read-only to
 the worker), ``home/`` (the worker's scratch and working directory) and ``shared/`` (the grader's,
@@ -24,40 +25,71 @@ the worker may write only in the spool folders granted to it).
 
 from __future__ import annotations
 
+import compileall
 import contextlib
 import functools
+import json
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from dedup_harness.core.paths import DATA_ROOT, PACKAGE_DIR
 from dedup_harness.grade import worker
+from dedup_harness.grade.sandbox.bwrap import bwrap_args
 from dedup_harness.grade.sandbox.limits import Limits, prctl_function, set_limits
 from dedup_harness.grade.sandbox.output import OutputTrap
-from dedup_harness.grade.sandbox.protections import WORKER_ENV, Protections
-from dedup_harness.grade.sandbox.tiers import (
-    bwrap_works,
-    harness_folders,
-    interpreter,
-    system_binds,
-    unshare_prefix,
-    unshare_works,
-)
-from dedup_harness.grade.sandbox.users import UID_BASE, drop_privileges, is_root, kill_uid, worker_uid
+from dedup_harness.grade.sandbox.protections import WORKER_ENV, describe
+from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, harness_folders, worker_setup
+from dedup_harness.grade.sandbox.unshare import unshare_prefix
+from dedup_harness.grade.sandbox.users import UID_BASE, drop_privileges, is_root, kill_uid, tasks_of, worker_uid
 
 WORKER_PACKAGE = Path(worker.__file__).resolve().parent
 SESSION_PREFIX = "dedup-harness-grade-"
 OWNER_FILE = "grader.pid"  # a session whose grader is gone is removed by the next grader
+PUBLIC_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
 
 
-def sweep_stale_sessions() -> None:
+@functools.cache
+def compiled_worker_package() -> Path:
+    """The worker package with its bytecode, compiled once per grader where the harness is writable.
+
+    The worker runs with -B (it never writes bytecode) and would otherwise compile its modules at
+    every start, some 50 ms; an interpreter of another version ignores these files and compiles.
+    """
+    with contextlib.suppress(OSError):
+        compileall.compile_dir(WORKER_PACKAGE, quiet=2)
+    return WORKER_PACKAGE
+
+
+def reachable_by_all(folder: Path) -> bool:
+    """Can any user pass through ``folder`` and every folder above it?"""
+    try:
+        return all(path.stat().st_mode & 0o001 for path in [folder, *folder.parents])
+    except OSError:
+        return False
+
+
+def session_parent(uid: int | None) -> Path:
+    """Where session folders go: the temp folder, unless a worker of another uid could not reach into it.
+
+    A root grader's TMPDIR may sit in a folder only root can enter (a folder the grader made with
+    mkdtemp): its workers' sessions then go to the first of /tmp, /var/tmp and /dev/shm that every
+    user can reach. (bubblewrap would not need it; the other tiers see the real file system.)
+    """
+    chosen = Path(tempfile.gettempdir())
+    if uid is None or reachable_by_all(chosen):
+        return chosen
+    usable = (Path(p) for p in PUBLIC_TEMP if reachable_by_all(Path(p)) and os.access(p, os.W_OK | os.X_OK))
+    return next(usable, chosen)
+
+
+def sweep_stale_sessions(parent: Path) -> None:
     """Remove what graders killed before they could clean up left: their workers and folders."""
-    for marker in Path(tempfile.gettempdir()).glob(f"{SESSION_PREFIX}*/{OWNER_FILE}"):
+    for marker in parent.glob(f"{SESSION_PREFIX}*/{OWNER_FILE}"):
         with contextlib.suppress(OSError, ValueError):
             pid = int(marker.read_text(encoding="utf-8"))
             if not Path(f"/proc/{pid}").exists():
@@ -79,18 +111,21 @@ class WorkerProcess:
 class Sandbox:
     """One submission's session folder and the way to start its worker."""
 
-    def __init__(self, root: Path, limits: Limits, *, use_bwrap: bool = True) -> None:
+    def __init__(self, root: Path, limits: Limits, setup: WorkerSetup | None = None) -> None:
         self.limits = limits
+        self.setup = setup or worker_setup()
+        self.tier = self.setup.tier
         self.uid = worker_uid()
-        sweep_stale_sessions()
-        self.session = Path(tempfile.mkdtemp(prefix=SESSION_PREFIX))
+        parent = session_parent(self.uid)
+        sweep_stale_sessions(parent)
+        self.session = Path(tempfile.mkdtemp(prefix=SESSION_PREFIX, dir=parent))
         self.session.chmod(0o711)
         (self.session / OWNER_FILE).write_text(str(os.getpid()), encoding="utf-8")
         self.code = self.session / "code"
         self.home = self.session / "home"
         self.shared = self.session / "shared"
         shutil.copytree(root, self.code / "root", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        shutil.copytree(WORKER_PACKAGE, self.code / worker.PACKAGE, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(compiled_worker_package(), self.code / worker.PACKAGE)
         self.home.mkdir()
         self._give(self.home)
         # shared/ stays the grader's (0711): the worker writes only in the spool folders granted to
@@ -98,9 +133,8 @@ class Sandbox:
         self.shared.mkdir(mode=0o711)
         self.shared.chmod(0o711)
         self._grant_read(self.code)
-        self.python, version = interpreter(self.uid)
-        self.mode = "bubblewrap" if use_bwrap and bwrap_works() else "unshare" if unshare_works() else "none"
-        self.protections = self._protections(version)
+        self.python = self.setup.interpreter.path
+        self.protections = describe(self.setup, self.uid, limits)
         self.traps: list[OutputTrap] = []
 
     # -- permissions ----------------------------------------------------------------------------
@@ -129,6 +163,24 @@ class Sandbox:
 
     # -- starting -------------------------------------------------------------------------------
 
+    def settings(self) -> dict[str, Any]:
+        """What the worker is asked to do to itself before any submission code runs."""
+        if self.tier is Tier.NONE or not (self.setup.landlock_abi or self.setup.seccomp):
+            return {}
+        confine = {
+            "landlock": self.setup.landlock_abi > 0 and self.tier is not Tier.SECCOMP,
+            "seccomp": self.setup.seccomp,
+            "require_landlock": self.tier is Tier.LANDLOCK,
+            # Its own /proc entry (Landlock follows the link to /proc/<its pid>): nobody else's.
+            "read_only": [str(self.code), "/proc/self"],
+            "read_write": [str(self.home), str(self.shared)],
+            "hidden": [str(path) for path in harness_folders(self.session)],
+        }
+        return {"confine": confine}
+
+    def environment(self) -> dict[str, str]:
+        return {**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)}
+
     def command(self, request_fd: int, reply_fd: int) -> list[str]:
         started = [
             self.python,
@@ -142,48 +194,33 @@ class Sandbox:
             str(self.code / "root"),
             str(request_fd),
             str(reply_fd),
+            json.dumps(self.settings()),
         ]
-        inner = [*drop_privileges(self.uid), *started]
-        if self.mode == "bubblewrap":
-            return [*self._bwrap(), "--", *inner]
-        if self.mode == "unshare":
-            return [*unshare_prefix(shutil.which("unshare") or "unshare", harness_folders(self.session)), *inner]
-        return inner
-
-    def _bwrap(self) -> list[str]:
-        args = [shutil.which("bwrap") or "bwrap", *system_binds()]
-        args += [
-            "--perms",
-            "1777",
-            "--size",
-            str(self.limits.tmpfs_bytes),
-            "--tmpfs",
-            "/tmp",
-            "--bind",
-            str(self.session),
-            str(self.session),
-        ]
-        # If the harness itself lives under /usr (a system-wide install), cover it.
-        for private in (DATA_ROOT, PACKAGE_DIR):
-            if private.resolve().is_relative_to("/usr"):
-                args += ["--tmpfs", str(private.resolve())]
-        if not Path(self.python).resolve().is_relative_to("/usr"):
-            prefix = Path(sys.base_prefix).resolve()
-            args += ["--ro-bind", str(prefix), str(prefix)]
-        # Its home is a small tmpfs over the on-disk one: a disk filler meets "no space left" there.
-        # bwrap makes it as root: world-writable (sticky) is how the worker's uid may write there.
-        args += ["--perms", "1777", "--size", str(self.limits.tmpfs_bytes), "--tmpfs", str(self.home)]
-        args += ["--chdir", str(self.home), "--clearenv"]
-        for key, value in {**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)}.items():
-            args += ["--setenv", key, value]
-        args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-        return [*args, "--die-with-parent", "--new-session"]
+        as_worker = drop_privileges(self.uid)
+        if self.tier is Tier.BUBBLEWRAP:
+            sandbox = bwrap_args(
+                shutil.which("bwrap") or "bwrap",
+                session=self.session,
+                home=self.home,
+                prefix=self.setup.interpreter.prefix,
+                hidden=harness_folders(self.session),
+                env=self.environment(),
+                tmpfs_bytes=self.limits.tmpfs_bytes,
+            )
+            return [*sandbox, "--", *as_worker, *started]
+        if self.tier is Tier.UNSHARE and self.setup.user_namespace:
+            return [*as_worker, *unshare_prefix(harness_folders(self.session), user_namespace=True), *started]
+        if self.tier is Tier.UNSHARE:
+            return [*unshare_prefix(harness_folders(self.session), user_namespace=False), *as_worker, *started]
+        return [*as_worker, *started]
 
     def start(self) -> WorkerProcess:
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         output_read, output_write = os.pipe()
         limits = self.limits.rlimits()
+        if self.uid is None:  # the grader's own user: the limit counts its other tasks too
+            limits["RLIMIT_NPROC"] += tasks_of(os.getuid())
         try:
             process = subprocess.Popen(
                 self.command(request_read, reply_write),
@@ -192,7 +229,7 @@ class Sandbox:
                 stderr=output_write,
                 pass_fds=(request_read, reply_write),
                 cwd=self.home,
-                env={**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)},
+                env=self.environment(),
                 start_new_session=True,  # its own process group: a timeout kills all of it
                 preexec_fn=functools.partial(set_limits, limits, prctl_function()),
             )
@@ -207,11 +244,11 @@ class Sandbox:
         """Kill the worker and everything it started, and close the grader's ends."""
         with contextlib.suppress(ProcessLookupError):
             os.killpg(worker.process.pid, signal.SIGKILL)
-        self.kill_strays()
-        try:
+        try:  # reaped first: in a tier without namespaces it is of the worker's uid, and a zombie counts
             worker.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             worker.process.kill()
+        self.kill_strays()
         for fd in (worker.request_fd, worker.reply_fd):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -239,35 +276,3 @@ class Sandbox:
     def close(self) -> None:
         self.kill_strays()
         shutil.rmtree(self.session, ignore_errors=True)
-
-    # -- the report -----------------------------------------------------------------------------
-
-    def _protections(self, version: str) -> Protections:
-        p = Protections(isolation=self.mode, interpreter=self.python, interpreter_version=version)
-        p.limits = {**self.limits.rlimits(), "call_seconds": self.limits.call_seconds}
-        p.limits |= {"submission_seconds": self.limits.submission_seconds, "output_bytes": self.limits.output_bytes}
-        p.limits |= {"disk_bytes": self.limits.disk_bytes}
-        if self.uid is not None:
-            p.user = f"uid {self.uid} (unprivileged, no capabilities, no new privileges)"
-            p.process_limit_enforced = True
-        else:
-            p.user = f"uid {os.getuid()}, the grader's own (the grader is not root)"
-            p.process_limit_enforced = os.getuid() != 0
-            p.notes.append("the worker runs as the grader's user: it could signal or change the grader's files")
-        if self.mode == "bubblewrap":
-            p.network = "none: a new network namespace (bubblewrap)"
-            p.process_namespace = True
-            p.harness_files_hidden = True
-        elif self.mode == "unshare":
-            p.network = "none: a new network namespace (unshare)"
-            p.process_namespace = True
-            p.harness_files_hidden = True
-            p.notes.append(
-                "no bubblewrap: the harness's folders are covered by empty mounts, but the worker sees the rest "
-                "of the file system (as its own user: it can read what is world-readable, other copies of the "
-                "reference included)"
-            )
-        else:
-            p.network = "not isolated: no bubblewrap, and unshare needs root"
-            p.notes.append("no namespaces: install bubblewrap for network and file-system isolation")
-        return p

@@ -7,6 +7,7 @@ process group.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -43,17 +44,33 @@ def drop_privileges(uid: int | None) -> list[str]:
 
 
 def processes_of(uid: int) -> list[int]:
-    """Live processes whose real uid is ``uid`` (read from /proc)."""
+    """Live processes whose real uid is ``uid``, from their status files; zombies are not alive.
+
+    (Not from the owner of /proc/<pid>: a process that makes itself non-dumpable hands that to root.
+    A zombie can do nothing, and one whose parent died waits for the machine's init to reap it: the
+    unshare tier's worker, its namespace's first process, becomes one when unshare is killed.)
+    """
     found = []
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
             lines = status.read_text().splitlines()
         except OSError:
             continue  # it ended while we looked
-        uids = next((line.split()[1:] for line in lines if line.startswith("Uid:")), [])
-        if uids and int(uids[0]) == uid:
+        fields = {line.split(":", 1)[0]: line.split()[1:] for line in lines if ":" in line}
+        uids, state = fields.get("Uid", []), fields.get("State", ["?"])
+        if uids and int(uids[0]) == uid and state[0] != "Z":
             found.append(int(status.parent.name))
     return found
+
+
+def tasks_of(uid: int) -> int:
+    """Threads of every process of ``uid``: what RLIMIT_NPROC counts against a new process of that user."""
+    total = 0
+    for pid in processes_of(uid):
+        with contextlib.suppress(OSError):
+            status = Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines()
+            total += int(next((line.split()[1] for line in status if line.startswith("Threads:")), "1"))
+    return total
 
 
 def kill_uid(uid: int) -> None:

@@ -15,8 +15,15 @@ grader answers ``item``, ``stop`` or ``raise`` and may itself send nested reques
 reply carries the current contents of the mirrored dicts (the caller's ``stats``) and the new
 attempts an audit hook noticed.
 
-Nothing here is a protection: the submission shares this process and can tamper with it. The
-protections are outside (uid, namespaces, limits); whatever this process says is checked by the grader.
+Before anything else, and before any thread starts, the worker confines itself as SETTINGS (a JSON
+object, the last argument) asks: Landlock and seccomp (``confine``). It tells the grader what is in
+force in its first message, or, when a layer asked for cannot be applied, says so and exits without
+importing the submission. Then an audit hook (``audit``) refuses network, process creation and
+signals, and reports every attempt.
+
+The rest is no protection: the submission shares this process and can tamper with it. The
+protections are the kernel's (uid, namespaces, Landlock, seccomp, limits); whatever this process
+says is checked by the grader.
 """
 
 from __future__ import annotations
@@ -30,8 +37,10 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from . import probe
+from .audit import AuditHook
 from .surface import surface
-from .wire import MAX_ATTEMPTS, MAX_TEXT, NAMES, decode, encode, mapped_name, mapped_type
+from .wire import MAX_TEXT, NAMES, decode, encode, mapped_name, mapped_type
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TAKE_MAX = 4096  # outputs in one ``take`` reply, at most
@@ -77,8 +86,8 @@ class Worker:
         self.mirrors: dict[int, dict[Any, Any]] = {}
         self.mirrors_by_gen: dict[int, list[int]] = {}
         self.drop: list[int] = []  # mirrors to forget once the current reply is sent
-        self.attempts: list[str] = []
-        self.allowed = [os.path.realpath(root), os.path.realpath(os.getcwd()), "/tmp", "/dev/null", "/proc/self"]
+        allowed = [os.path.realpath(root), os.path.realpath(os.getcwd()), "/tmp", "/dev/null", "/proc/self"]
+        self.audit = AuditHook(lambda note: self.channel.send({"attempt": note}), allowed)
 
     # -- values ---------------------------------------------------------------------------------
 
@@ -149,6 +158,12 @@ class Worker:
             self.guarded(lambda: self.take(request["gen"], request["n"]), request["gen"])
         elif op == "close":
             self.guarded(lambda: self.close(request["gen"]), request["gen"])
+        elif op == "probe":
+            self.audit.refusing = False  # the grader's probe tests the kernel's layers, not this hook
+            try:
+                self.reply({"ok": self.encode(probe.run(request))})
+            finally:
+                self.audit.refusing = True
         elif op == "bye":
             ours = (threading.main_thread(), self.lifeline)
             alive = [t.name for t in threading.enumerate() if t not in ours and t.is_alive()]
@@ -225,66 +240,15 @@ class Worker:
 
             self.module = corpus.dedup
         except BaseException as error:  # a syntax error, an exception, sys.exit at import
-            self.channel.send({"import_error": self.describe(error), "version": list(sys.version_info[:3])})
+            self.channel.send({"import_error": self.describe(error)})
             os._exit(0)
-        self.channel.send(
-            {
-                "ready": {name: self.surface(name) for name in NAMES},
-                "version": list(sys.version_info[:3]),
-            }
-        )
+        self.channel.send({"ready": {name: self.surface(name) for name in NAMES}})
         while True:
             self.handle(self.channel.receive())
 
     def surface(self, name: str) -> dict[str, Any]:
         """What the module holds under ``name``: its kind, value or parameters, as data."""
         return surface(self.module, name, self.encode)
-
-    # -- what the submission tried ----------------------------------------------------------------
-
-    def audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if len(self.attempts) >= MAX_ATTEMPTS:
-            return
-        try:
-            note = self.notice(event, args)
-        except Exception:
-            return
-        if note and note not in self.attempts:
-            self.attempts.append(note)
-            # Sent at once, not with the next reply: a fork bomb or a hang may never reply.
-            self.channel.send({"attempt": note[:300]})
-
-    def outside(self, path: Any) -> str | None:
-        if isinstance(path, int):
-            return None
-        text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else ""
-        full = os.path.realpath(text) if text else ""
-        if not full or any(full == a or full.startswith(a.rstrip("/") + "/") for a in self.allowed):
-            return None
-        return full
-
-    def notice(self, event: str, args: tuple[Any, ...]) -> str | None:
-        if event == "socket.connect":
-            return f"tried to open a network connection to {args[1]!r}"
-        if event in ("os.kill", "os.killpg", "signal.pthread_kill"):
-            return f"tried to send signal {args[1]} to other processes"  # one line, not one per pid
-        if event in ("os.fork", "os.forkpty", "subprocess.Popen", "os.system", "os.posix_spawn", "os.exec"):
-            return f"started a process ({event})"
-        if event == "ctypes.dlopen" or (event.startswith("ctypes.") and event != "ctypes.dlsym"):
-            return f"used ctypes ({event})"
-        if event == "import" and str(args[0]).split(".")[0] in ("pytest", "_pytest", "hypothesis", "dedup_harness"):
-            return f"tried to import {args[0]}"
-        if event in ("os.remove", "os.rmdir", "shutil.rmtree", "os.rename", "os.truncate"):
-            target = self.outside(args[0])
-            return f"tried to delete or change {target}" if target else None
-        if event == "open":
-            path, mode = args[0], args[1]
-            writes = isinstance(mode, str) and any(c in mode for c in "wax+")
-            writes = writes or (isinstance(args[2], int) and bool(args[2] & (os.O_WRONLY | os.O_RDWR | os.O_CREAT)))
-            target = self.outside(path)
-            if target and not target.startswith(("/usr/", "/proc/", "/dev/", "/etc/")):
-                return f"tried to {'write' if writes else 'read'} {target}"
-        return None
 
 
 class RemoteInput:
@@ -343,9 +307,44 @@ def die_with_grader(request_fd: int) -> threading.Thread:
     return lifeline
 
 
+def lock_down(settings: dict[str, Any], channel: Channel) -> dict[str, Any] | None:
+    """Confine this process as ``settings["confine"]`` asks (None: not at all); what is in force, as data.
+
+    A layer that was asked for and cannot be applied ends the worker here, before any submission
+    code, with a message saying why.
+    """
+    asked = settings.get("confine")
+    if not asked:
+        return None
+    from .confine import confine
+    from .syscalls import ConfinementError
+
+    try:
+        report = confine(
+            asked["read_only"],
+            asked["read_write"],
+            hidden=asked.get("hidden", []),
+            landlock_on=asked.get("landlock", True),
+            seccomp_on=asked.get("seccomp", True),
+            require_landlock=asked.get("require_landlock", False),
+            audit_log=False,
+        )
+    except (ConfinementError, OSError) as error:
+        channel.send({"confine_error": f"{type(error).__name__}: {error}"})
+        os._exit(3)
+    # Forgotten, so a submission's own ``import ctypes`` loads it afresh and the audit hook sees it.
+    for name in [name for name in sys.modules if name == "ctypes" or name.startswith("ctypes.")]:
+        del sys.modules[name]
+    return report.as_dict()
+
+
 def main() -> None:
     root, read_fd, write_fd = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+    settings = json.loads(sys.argv[5]) if len(sys.argv) > 5 else {}
+    channel = Channel(read_fd, write_fd)
+    confinement = lock_down(settings, channel)  # before the lifeline: Landlock binds only this thread
+    channel.send({"started": True, "version": list(sys.version_info[:3]), "confinement": confinement})
     lifeline = die_with_grader(read_fd)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
     del sys.argv[1:]
-    Worker(root, Channel(read_fd, write_fd), lifeline).start()
+    Worker(root, channel, lifeline).start()

@@ -1,0 +1,227 @@
+"""Before grading anything: known answers through the very worker path the grade will use, and a probe.
+
+A grade that silently gives a correct submission 0/12 (a worker that cannot start, an interpreter
+too old, a session folder the worker cannot reach) cannot gate a course. So ``grade`` first runs the
+reference's own ``dedup.py`` and the canary (``mutants/canary_dedup.py``, wrong in every way), each
+in a ``Sandbox`` behind a ``SubmissionProxy`` in the tier, temp folder and interpreter the batch will
+use, on answers only a working setup gets right: the chapter's worked example with its stats, a
+spool under ``spool_dir`` that is gone once the output is read, the stats keys, a digest, the rate.
+The reference must get every one right and the canary every one wrong.
+
+Then, in the reference's worker, the isolation probe (``worker/probe.py``): reading the harness's
+own files, TCP and UDP to listeners on 127.0.0.1, a signal to the grader. What gets through is a
+leak: ``grade`` refuses to run submissions unless told ``--unisolated``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dedup_harness.core import worked_example
+from dedup_harness.core.paths import CANARY_SOURCE, IMPL_ROOT, PACKAGE_DIR
+from dedup_harness.core.reference import load
+from dedup_harness.grade.faults import SandboxFailed, WorkerFault
+from dedup_harness.grade.listeners import Listeners
+from dedup_harness.grade.proxy import SubmissionProxy
+from dedup_harness.grade.sandbox import Limits, Sandbox
+from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup
+from dedup_harness.grade.submission import prepare
+
+LIMITS = Limits(call_seconds=10.0, submission_seconds=30.0, cpu_seconds=30)
+REFERENCE_SOURCE = IMPL_ROOT / "corpus" / "dedup.py"
+HOW_TO_ISOLATE = (
+    "to isolate the worker: install bubblewrap (apt-get install bubblewrap), or allow unprivileged user "
+    "namespaces (sysctl kernel.unprivileged_userns_clone=1), or grade on a Linux kernel with Landlock (5.13 or "
+    "later); as root without those, install the harness where the worker's uid cannot read it (chmod -R go-rwx "
+    "its venv). Or pass --unisolated to grade without isolation: every report then says so first."
+)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One known answer: what it asks, whether the worker's answer was right, and what came back."""
+
+    question: str
+    right: bool
+    got: str
+
+
+@dataclass
+class Preflight:
+    """What the preflight found: the answers of both, the probe's outcomes, and what is wrong."""
+
+    setup: WorkerSetup
+    reference: list[Answer] = field(default_factory=list)
+    canary: list[Answer] = field(default_factory=list)
+    probe: dict[str, str] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)  # the setup does not work: grading would lie
+    leaks: list[str] = field(default_factory=list)  # the worker is not isolated
+    protections: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def message(self) -> str:
+        """Why grading cannot go on, in words for the person who ran it."""
+        lines = [f"the preflight failed in the {self.setup.tier} tier (worker: {self.setup.interpreter.path}):"]
+        lines += [f"  - {failure}" for failure in self.failures]
+        return "\n".join(lines)
+
+    def refusal(self) -> str:
+        lines = [f"refusing to run submissions: the {self.setup.tier} tier does not isolate the worker here:"]
+        lines += [f"  - {leak}" for leak in self.leaks]
+        lines += [f"  - passed over: {reason}" for reason in self.setup.passed_over]
+        return "\n".join([*lines, HOW_TO_ISOLATE])
+
+
+def _ask(question: str, action: Callable[[], Any], right: Callable[[Any], bool]) -> Answer:
+    """One question put to the worker; an exception (the worker's or the submission's) is a wrong answer."""
+    try:
+        value = action()
+        return Answer(question, bool(right(value)), repr(value)[:300])
+    except SandboxFailed:
+        raise
+    except (WorkerFault, Exception) as error:
+        return Answer(question, False, f"{type(error).__name__}: {error}"[:300])
+
+
+def _stage(proxy: SubmissionProxy, spool_dir: Path, doc_type: type) -> tuple[list[Any], dict[str, Any], bool, bool]:
+    """The worked example through exact_dedup: (output, stats, spool seen while running, spool gone after)."""
+    docs = [doc_type(doc_id, text) for doc_id, text in worked_example.DOCUMENTS]
+    stats: dict[str, Any] = {}
+    stage = proxy.exact_dedup(iter(docs), worked_example.BLOOM_BYTES_PER_ITEM, spool_dir=spool_dir, stats=stats)
+    first = next(stage)
+    spooled = any(spool_dir.iterdir())
+    out = [first, *stage]
+    return out, stats, spooled, not any(spool_dir.iterdir())
+
+
+STAGE_QUESTIONS = (
+    "exact_dedup keeps A, cuts B to 'A bird sang.' and drops C",
+    "the stats are the chapter's",
+    "the spool lives under spool_dir and is gone once the output is read",
+)
+
+
+def known_answers(proxy: SubmissionProxy, spool_dir: Path, doc_type: type) -> list[Answer]:
+    """The answers only a working setup running a correct ``corpus.dedup`` gets right."""
+    example = worked_example
+    text = example.DOCUMENTS[0][1]
+    rate = math.exp(-8 * example.BLOOM_BYTES_PER_ITEM * math.log(2) ** 2)
+    answers = [
+        _ask("STATS_KEYS names the eight stats", lambda: proxy.STATS_KEYS, lambda v: tuple(v) == tuple(example.STATS)),
+        _ask("paragraphs splits on the blank line", lambda: proxy.paragraphs(text), lambda v: v == text.split("\n\n")),
+        _ask(
+            "paragraph_hash is SHA-256",
+            lambda: proxy.paragraph_hash("The cat sat.").hex()[:8],
+            lambda v: v == example.DIGEST_PREFIXES["The cat sat."],
+        ),
+        _ask(
+            "bloom_rate(10) is exp(-8 B (ln 2)^2)",
+            lambda: proxy.bloom_rate(example.BLOOM_BYTES_PER_ITEM),
+            lambda v: math.isclose(v, rate, rel_tol=1e-9),
+        ),
+    ]
+    try:
+        out, stats, spooled, gone = _stage(proxy, spool_dir, doc_type)
+    except SandboxFailed:
+        raise
+    except (WorkerFault, Exception) as error:
+        got = f"{type(error).__name__}: {error}"[:300]
+        return [*answers, *(Answer(question, False, got) for question in STAGE_QUESTIONS)]
+    kept = [doc_type(doc_id, kept_text) for doc_id, kept_text in example.KEPT]
+    shown = {key: stats.get(key) for key in example.STATS}
+    return [
+        *answers,
+        Answer(STAGE_QUESTIONS[0], out == kept, repr(out)[:300]),
+        Answer(STAGE_QUESTIONS[1], shown == example.STATS, repr(shown)[:300]),
+        Answer(STAGE_QUESTIONS[2], spooled and gone, f"a spool while running: {spooled}; gone after: {gone}"),
+    ]
+
+
+def probe_request(listeners: Listeners) -> dict[str, Any]:
+    """Read the reference and the harness, reach the listeners, signal the grader."""
+    private = [REFERENCE_SOURCE.resolve(), (PACKAGE_DIR / "__init__.py").resolve()]
+    return {"read": [str(path) for path in private], **listeners.ports(), "signal": os.getpid()}
+
+
+def reached(streams: list[bytes], datagrams: list[bytes]) -> list[str]:
+    """What got to the grader's listeners, in words."""
+    found = ["the worker opened a TCP connection to a listener of the grader's on 127.0.0.1"] if streams else []
+    return found + (["the worker's UDP datagram reached a socket of the grader's on 127.0.0.1"] if datagrams else [])
+
+
+def leaks(outcomes: dict[str, str], reached: list[str]) -> list[str]:
+    """What the probe got through, in words."""
+    found = [
+        f"the worker can read the harness's own files ({key[5:]})"
+        for key, v in outcomes.items()
+        if v == "ok" and key.startswith("read ")
+    ]
+    if outcomes.get("signal") == "ok":
+        found.append(f"the worker can signal the grader's process (pid {os.getpid()})")
+    return [*found, *reached]
+
+
+@dataclass
+class Run:
+    """One of the two preflight workers: its answers, and (the reference's) the probe."""
+
+    answers: list[Answer] = field(default_factory=list)
+    probe: dict[str, str] = field(default_factory=dict)
+    protections: dict[str, Any] = field(default_factory=dict)
+    failure: str = ""
+
+
+def graded(source: Path, setup: WorkerSetup, doc_type: type, probe: dict[str, Any] | None) -> Run:
+    """``source`` as a submission in one sandbox: its known answers, and the probe when asked."""
+    run = Run()
+    with tempfile.TemporaryDirectory(prefix="dedup-harness-preflight-") as scratch:
+        sandbox = Sandbox(prepare(source, Path(scratch)).root, LIMITS, setup)
+        proxy = SubmissionProxy(sandbox, doc_type=lambda: doc_type)
+        try:
+            proxy.start()
+            spool = sandbox.shared / "preflight-spool"
+            spool.mkdir()
+            run.answers = known_answers(proxy, spool, doc_type)
+            run.probe = proxy.probe(probe) if probe is not None else {}
+        except SandboxFailed as error:
+            run.failure = str(error)
+        except WorkerFault as error:
+            run.failure = f"{source.name} could not be run in the worker: {proxy.broken or error}"
+        finally:
+            proxy.shutdown()
+            run.protections = sandbox.protections.as_dict()
+            sandbox.close()
+    return run
+
+
+def preflight(setup: WorkerSetup) -> Preflight:
+    """Grade the reference and the canary through the worker, and probe the isolation; cost: two worker starts."""
+    started = time.monotonic()
+    doc_type = load("corpus.doc").Doc
+    listeners = Listeners()
+    # One after the other: both workers run as this grader's one worker uid, and stopping one kills
+    # every process of that uid.
+    try:
+        ours = graded(REFERENCE_SOURCE, setup, doc_type, probe_request(listeners))
+        theirs = graded(CANARY_SOURCE, setup, doc_type, None)
+    finally:
+        got_through = reached(*listeners.received())
+    result = Preflight(setup, ours.answers, theirs.answers, ours.probe, protections=ours.protections)
+    result.failures = [run.failure for run in (ours, theirs) if run.failure]
+    result.failures += [
+        f"the reference's dedup.py answered wrong: {a.question} (got {a.got})" for a in ours.answers if not a.right
+    ]
+    result.failures += [f"the canary (always wrong) answered right: {a.question}" for a in theirs.answers if a.right]
+    if not result.failures:
+        result.leaks = leaks(ours.probe, got_through)
+    if setup.tier is Tier.NONE:
+        result.leaks.insert(0, "the none tier isolates nothing")
+    result.seconds = time.monotonic() - started
+    return result

@@ -1,0 +1,74 @@
+"""The bubblewrap command line for one worker: what it sees, and the namespaces it gets.
+
+Only /usr (and the merged-/usr links), the interpreter's installation, a fresh /proc and /dev, a
+small tmpfs /tmp and the session folder exist inside; the worker's home is a small tmpfs over its
+on-disk folder, so a disk filler meets "no space left". The harness's own folders are covered by an
+empty tmpfs wherever a bound tree holds them (a system-wide install under /usr, or the harness inside
+the interpreter's own site-packages). The folders above a bound path are made 0755: bubblewrap would
+make them 0700, and a worker under /var/tmp could not reach its own session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+SYSTEM_TOPS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
+PROVIDED = (Path("/"), Path("/usr"), Path("/tmp"), Path("/proc"), Path("/dev"))
+
+
+def system_binds() -> list[str]:
+    """The read-only system tree the worker needs: /usr and the merged-/usr links."""
+    args = ["--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev"]
+    for name in SYSTEM_TOPS:
+        top = Path("/") / name
+        if top.is_symlink():
+            args += ["--symlink", os.readlink(top), str(top)]
+        elif top.is_dir():
+            args += ["--ro-bind", str(top), str(top)]
+    return args
+
+
+def _reachable_parents(targets: Iterable[Path]) -> list[str]:
+    """``--dir`` with mode 0755 for every folder above a bound path that bubblewrap would create."""
+    args: list[str] = []
+    made: set[Path] = set()
+    for target in targets:
+        for parent in reversed(target.parents):
+            if parent in made or parent in PROVIDED or parent.is_relative_to("/usr"):
+                continue
+            made.add(parent)
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return args
+
+
+def bwrap_args(
+    bwrap: str,
+    *,
+    session: Path,
+    home: Path,
+    prefix: Path,
+    hidden: Sequence[Path],
+    env: dict[str, str],
+    tmpfs_bytes: int,
+) -> list[str]:
+    """Everything before ``--`` and the worker's own command."""
+    visible = [Path("/usr")]
+    args = [bwrap, *system_binds(), "--perms", "1777", "--size", str(tmpfs_bytes), "--tmpfs", "/tmp"]
+    extra = [prefix] if not prefix.is_relative_to("/usr") else []
+    args += _reachable_parents([session, *extra])
+    args += ["--bind", str(session), str(session)]
+    for tree in extra:
+        args += ["--ro-bind", str(tree), str(tree)]
+        visible.append(tree)
+    for private in hidden:
+        if any(private.is_relative_to(tree) for tree in visible):
+            args += ["--tmpfs", str(private)]
+    # bwrap makes the home tmpfs as root: world-writable (sticky) is how the worker's uid may write there.
+    args += ["--perms", "1777", "--size", str(tmpfs_bytes), "--tmpfs", str(home)]
+    args += ["--chdir", str(home), "--clearenv"]
+    for key, value in env.items():
+        args += ["--setenv", key, value]
+    args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    return [*args, "--die-with-parent", "--new-session"]

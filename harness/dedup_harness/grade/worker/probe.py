@@ -1,0 +1,56 @@
+"""The grader's isolation probe: the worker tries, on the grader's behalf, what a submission must not do.
+
+The preflight asks a worker running the reference (never a student's code) to read the harness's
+own files, reach listeners the grader opened on 127.0.0.1 over TCP and UDP, and signal the grader.
+Each try gives ``"ok"`` (it worked: the isolation does not hold) or the name of the errno that
+stopped it. The grader also checks that its listeners received nothing.
+"""
+
+from __future__ import annotations
+
+import errno
+import functools
+import os
+from collections.abc import Callable
+from typing import Any
+
+PAYLOAD = b"dedup-harness isolation probe"
+
+
+def _outcome(action: Callable[[], object]) -> str:
+    try:
+        action()
+    except OSError as error:
+        return errno.errorcode.get(error.errno or 0, str(error.errno))
+    return "ok"
+
+
+def _read(path: str) -> None:
+    with open(path, "rb") as file:
+        file.read(1)
+
+
+def _tcp(port: int) -> None:
+    import socket
+
+    with socket.create_connection(("127.0.0.1", port), timeout=1) as connection:
+        connection.sendall(PAYLOAD)
+
+
+def _udp(port: int) -> None:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as datagrams:
+        datagrams.sendto(PAYLOAD, ("127.0.0.1", port))
+
+
+def run(request: dict[str, Any]) -> dict[str, str]:
+    """Every try the request names, by name: ``read <path>``, ``tcp``, ``udp``, ``signal``."""
+    outcomes = {f"read {path}": _outcome(functools.partial(_read, path)) for path in request.get("read", [])}
+    if "tcp" in request:
+        outcomes["tcp"] = _outcome(lambda: _tcp(int(request["tcp"])))
+    if "udp" in request:
+        outcomes["udp"] = _outcome(lambda: _udp(int(request["udp"])))
+    if "signal" in request:
+        outcomes["signal"] = _outcome(lambda: os.kill(int(request["signal"]), 0))
+    return outcomes

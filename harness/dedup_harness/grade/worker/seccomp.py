@@ -1,0 +1,217 @@
+"""The worker's seccomp filter: what it refuses, assembled for one architecture, and installed.
+
+Refused with EPERM: every socket (the worker talks to the grader over inherited pipes and needs
+none), ptrace and other processes' memory, fork, vfork and exec, namespaces and mounts, kernel
+attack surface (bpf, io_uring, keyrings...), administration, ownership and extended attributes.
+``clone`` is allowed only with CLONE_THREAD and no CLONE_NEW* flag (threads, not processes);
+``clone3`` gets ENOSYS, because its flags live in memory a filter cannot read and glibc then falls
+back to ``clone``. Signals go only to the worker itself (and its own process group when it leads
+one). A foreign ABI (i386 through ``int 0x80``, x32) is refused whatever the call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+from collections.abc import Sequence
+
+from .arches import X32_SYSCALL_BIT, Arch
+from .bpf import ALU_AND_K, JA, JEQ_K, JGE_K, JSET_K, LD_W_ABS, OFF_ARCH, OFF_NR, Insn, Item, Label, Op, assemble, ret
+from .bpf import load_arg as arg
+from .syscalls import PR_SET_SECCOMP, ConfinementError, prctl, syscall
+
+RET_ALLOW = 0x7FFF0000
+RET_ERRNO = 0x00050000
+RET_EPERM = RET_ERRNO | errno.EPERM
+RET_ENOSYS = RET_ERRNO | errno.ENOSYS
+
+# Calls that simply fail with EPERM, by the reason they go.
+DENIED: dict[str, tuple[str, ...]] = {
+    "network": ("socket", "socketpair"),
+    "other processes": (
+        "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "pidfd_getfd", "kcmp",
+        "pidfd_send_signal", "setpgid",
+    ),
+    "new programs and processes": ("fork", "vfork", "execve", "execveat"),
+    "namespaces and mounts": (
+        "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "fsopen", "fsconfig", "fsmount",
+        "fspick", "open_tree", "open_tree_attr", "move_mount", "mount_setattr",
+    ),
+    "kernel attack surface": (
+        "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+        "keyctl", "add_key", "request_key",
+    ),
+    "administration": (
+        "init_module", "finit_module", "delete_module", "kexec_load", "kexec_file_load", "reboot", "swapon",
+        "swapoff", "acct", "iopl", "ioperm", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+        "sethostname", "setdomainname", "quotactl", "quotactl_fd", "open_by_handle_at", "syslog", "vhangup",
+    ),
+    # Landlock does not cover ownership or extended attributes: a root worker could hand out files
+    # or plant file capabilities.
+    "ownership and attributes": (
+        "chown", "fchown", "lchown", "fchownat", "setxattr", "lsetxattr", "fsetxattr", "removexattr",
+        "lremovexattr", "fremovexattr", "setxattrat", "removexattrat", "file_setattr",
+    ),
+}  # fmt: skip
+
+CLONE_THREAD = 0x00010000
+CLONE_NEW_NAMESPACES = 0x7E020000  # NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET
+S_ISUID_ISGID = 0o6000
+S_IFMT = 0o170000
+S_IFCHR = 0o020000
+S_IFBLK = 0o060000
+TIOCSTI = 0x5412  # push bytes into a terminal's input
+TIOCLINUX = 0x541C
+
+SECCOMP_SET_MODE_FILTER = 1
+SECCOMP_FILTER_FLAG_TSYNC = 1
+SECCOMP_MODE_FILTER = 2
+
+
+class SignalPolicy:
+    """Whom the confined process may still signal: itself, and its group when ``group`` is not None.
+
+    ``group`` is the process group that kill(0, ...) and kill(-pgid, ...) reach, or None when that
+    group is shared with someone else (the grader) and group signals must be refused.
+    """
+
+    __slots__ = ("group", "pid")
+
+    def __init__(self, pid: int, group: int | None) -> None:
+        self.pid = pid
+        self.group = group
+
+
+def _clone() -> list[Item]:
+    """Threads only: glibc's fork() and posix_spawn() are clone() without CLONE_THREAD."""
+    return [
+        Label("clone"),
+        arg(0),
+        Op(JSET_K, CLONE_NEW_NAMESPACES, "eperm", None),
+        Op(JSET_K, CLONE_THREAD, "allow", "eperm"),
+    ]
+
+
+def _kill(signals: SignalPolicy) -> list[Item]:
+    items: list[Item] = [Label("kill"), arg(0), Op(JEQ_K, signals.pid, "allow", None)]
+    if signals.group is not None:
+        items += [Op(JEQ_K, 0, "allow", None), Op(JEQ_K, -signals.group & 0xFFFFFFFF, "allow", None)]
+    return [*items, Op(JA, jt="eperm")]
+
+
+def _arg_in(name: str, index: int, allowed: Sequence[int]) -> list[Item]:
+    """Allowed only when argument ``index`` is one of ``allowed``."""
+    items: list[Item] = [Label(name), arg(index)]
+    items += [Op(JEQ_K, value & 0xFFFFFFFF, "allow", None) for value in allowed]
+    return [*items, Op(JA, jt="eperm")]
+
+
+def _setpriority(pid: int) -> list[Item]:
+    """PRIO_PROCESS on itself only: the grader cannot be reniced."""
+    return [
+        Label("setpriority"),
+        arg(0),
+        Op(JEQ_K, 0, None, "eperm"),
+        arg(1),
+        Op(JEQ_K, 0, "allow", None),
+        Op(JEQ_K, pid, "allow", "eperm"),
+    ]
+
+
+def _mode_bits(name: str, index: int) -> list[Item]:
+    """No set-uid or set-gid bits, which Landlock does not police; plain chmod stays (shutil.copy uses it)."""
+    return [Label(name), arg(index), Op(JSET_K, S_ISUID_ISGID, "eperm", "allow")]
+
+
+def _mknod(name: str, index: int) -> list[Item]:
+    """No device nodes (a root worker could reach raw disks); FIFOs are fine."""
+    return [
+        Label(name),
+        arg(index),
+        Op(ALU_AND_K, S_IFMT),
+        Op(JEQ_K, S_IFCHR, "eperm", None),
+        Op(JEQ_K, S_IFBLK, "eperm", "allow"),
+    ]
+
+
+def _ioctl() -> list[Item]:
+    """Not the two requests that inject input into a terminal."""
+    return [Label("ioctl"), arg(1), Op(JEQ_K, TIOCSTI, "eperm", None), Op(JEQ_K, TIOCLINUX, "eperm", "allow")]
+
+
+def _argument_blocks(signals: SignalPolicy) -> list[list[Item]]:
+    """Every call whose verdict depends on its arguments, one block each."""
+    own = (0, signals.pid)  # 0 means "the caller" for these calls
+    blocks = [_clone(), _kill(signals), _setpriority(signals.pid), _ioctl()]
+    blocks += [_arg_in(n, 0, (signals.pid,)) for n in ("tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")]
+    blocks += [
+        _arg_in(n, 0, own)
+        for n in (
+            "prlimit64",
+            "sched_setaffinity",
+            "sched_setscheduler",
+            "sched_setparam",
+            "sched_setattr",
+            "migrate_pages",
+            "move_pages",
+        )
+    ]
+    blocks += [_mode_bits("chmod", 1), _mode_bits("fchmod", 1), _mode_bits("fchmodat", 2), _mode_bits("fchmodat2", 2)]
+    return [*blocks, _mknod("mknod", 1), _mknod("mknodat", 2)]
+
+
+def _dispatch(arch: Arch, blocks: list[list[Item]], extra: Sequence[str]) -> list[Item]:
+    """The call's number against every rule; a number no rule names is allowed."""
+    table = arch.syscalls
+    items: list[Item] = []
+    for names in [*DENIED.values(), extra]:
+        items += [Op(JEQ_K, table[n], "eperm", None) for n in names if n in table]
+    items.append(Op(JEQ_K, table["clone3"], "enosys", None))
+    for block in blocks:
+        name = block[0].name if isinstance(block[0], Label) else ""
+        items.append(Op(JEQ_K, table[name], name, None))
+    return [*items, ret(RET_ALLOW)]
+
+
+def build_filter(arch: Arch, signals: SignalPolicy, extra_denied: Sequence[str] = ()) -> list[Insn]:
+    """The whole program for one architecture; ``extra_denied`` names more calls to refuse with EPERM.
+
+    The architecture is checked first: numbers mean other calls on i386 (``int 0x80``) and x32.
+    """
+    items: list[Item] = [Op(LD_W_ABS, OFF_ARCH), Op(JEQ_K, arch.audit_arch, None, "eperm"), Op(LD_W_ABS, OFF_NR)]
+    if arch.has_x32:
+        items.append(Op(JGE_K, X32_SYSCALL_BIT, "eperm", None))
+    blocks = [b for b in _argument_blocks(signals) if isinstance(b[0], Label) and b[0].name in arch.syscalls]
+    items += _dispatch(arch, blocks, extra_denied)
+    for block in blocks:
+        items += block
+    items += [Label("allow"), ret(RET_ALLOW), Label("eperm"), ret(RET_EPERM), Label("enosys"), ret(RET_ENOSYS)]
+    return assemble(items)
+
+
+class SockFilter(ctypes.Structure):
+    """struct sock_filter."""
+
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class SockFprog(ctypes.Structure):
+    """struct sock_fprog: a length and a pointer to the instructions."""
+
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
+
+
+def install(arch: Arch, program: Sequence[Insn]) -> None:
+    """Load the program with seccomp(2), synchronised onto every thread (prctl on kernels before 3.17)."""
+    array = (SockFilter * len(program))(*(SockFilter(c, t, f, k) for c, t, f, k in program))
+    prog = SockFprog(len(program), ctypes.cast(array, ctypes.POINTER(SockFilter)))
+    try:
+        result = syscall(
+            arch.syscalls["seccomp"], SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, ctypes.addressof(prog)
+        )
+    except OSError as exc:
+        if exc.errno != errno.ENOSYS:
+            raise
+        result = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog))
+    if result != 0:
+        raise ConfinementError(f"seccomp could not synchronise thread {result}")

@@ -1,0 +1,58 @@
+"""Fixtures for the harness's own tests that run children in the three setups (``machine_setups``).
+
+``DEDUP_HARNESS_REQUIRE_SETUPS=1`` (``.ci/run`` sets it when it runs as root) turns a skip of the
+confinement, tier and preflight tests into a failure: on CI's machine each of them must really run.
+Only what depends on the processor stays a skip there.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+from collections.abc import Generator, Iterator
+from pathlib import Path
+
+import pytest
+
+from machine_setups import SETUPS, Setup, ensure_user, missing_for_setups, remove_user, setup_for
+
+REQUIRED = os.environ.get("DEDUP_HARNESS_REQUIRE_SETUPS") == "1"
+MACHINE_TESTS = {"test_confinement.py", "test_tiers.py", "test_preflight.py"}
+PROCESSOR_SKIPS = ("exist only on x86_64", "no i386 emulation")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    report = yield
+    if REQUIRED and report.skipped and Path(str(item.path)).name in MACHINE_TESTS:
+        reason = str(report.longrepr)
+        if not any(fragment in reason for fragment in PROCESSOR_SKIPS):
+            report.outcome = "failed"
+            report.longrepr = f"DEDUP_HARNESS_REQUIRE_SETUPS=1, but this test was skipped: {reason}"
+    return report
+
+
+@pytest.fixture(scope="session")
+def test_user() -> Iterator[pwd.struct_passwd]:
+    """The unprivileged user of the ``user`` setup: made for this session if the machine lacks it, then removed."""
+    reason = missing_for_setups()
+    if reason is not None:
+        pytest.skip(reason)
+    user, why, made = ensure_user()
+    if user is None:
+        pytest.skip(why)
+    yield user
+    if made:
+        remove_user()
+
+
+@pytest.fixture(params=SETUPS)
+def setup(request: pytest.FixtureRequest) -> Setup:
+    """Each of the three setups in turn."""
+    reason = missing_for_setups()
+    if reason is not None:
+        pytest.skip(reason)
+    user = request.getfixturevalue("test_user") if request.param == "user" else None
+    return setup_for(request.param, user)

@@ -1,0 +1,177 @@
+"""The three setups graders run in, emulated on a root machine: root, a non-root user, a container.
+
+- ``root``: as is (CI, with or without bubblewrap);
+- ``user``: an unprivileged system user, through ``setpriv --reuid --regid --init-groups`` (a TA's
+  laptop, a CI runner);
+- ``container``: root with a container runtime's default capability set (no CAP_SYS_ADMIN), through
+  ``setpriv --bounding-set ... --inh-caps -all`` (Gradescope).
+
+Each child checks its own uid and effective capabilities against its setup, so a setup that failed
+to apply fails the test instead of passing it vacuously. What a machine lacks (not Linux, not root,
+no setpriv, no useradd) is a skip with its reason.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+TEST_USER = "dedup-harness-test"
+CONTAINER_CAPS = (
+    "-all,+chown,+dac_override,+fowner,+fsetid,+kill,+setgid,+setuid,+setpcap,"
+    "+net_bind_service,+net_raw,+sys_chroot,+mknod,+audit_write,+setfcap"
+)
+CAP_DAC_OVERRIDE = 1
+CAP_SYS_ADMIN = 21
+SETUPS = ("root", "user", "container")
+
+
+@dataclass(frozen=True)
+class Setup:
+    """How a child is started in one setup, and who it must find itself to be."""
+
+    name: str
+    prefix: tuple[str, ...]
+    uid: int
+    gid: int
+
+    def check_identity(self, uid: int, gid: int, capeff: int) -> None:
+        """The child really ran in this setup (no vacuous pass)."""
+        assert (uid, gid) == (self.uid, self.gid), f"{self.name}: ran as {uid}:{gid}"
+        if self.name == "root":
+            assert capeff >> CAP_SYS_ADMIN & 1, "root without CAP_SYS_ADMIN"
+        elif self.name == "user":
+            assert capeff == 0, f"the user has capabilities {capeff:#x}"
+        else:
+            assert not capeff >> CAP_SYS_ADMIN & 1 and capeff >> CAP_DAC_OVERRIDE & 1, f"container caps {capeff:#x}"
+
+
+def missing_for_setups() -> str | None:
+    """Why this machine cannot emulate the setups, or None."""
+    if sys.platform != "linux":
+        return "the setups are Linux-only"
+    if os.geteuid() != 0:
+        return "emulating the three setups needs the tests to run as root"
+    if shutil.which("setpriv") is None:
+        return "setpriv (util-linux) is not installed"
+    return None
+
+
+def ensure_user() -> tuple[pwd.struct_passwd | None, str, bool]:
+    """The test user (made now if missing): (its entry or None, why not, whether it was made here)."""
+    try:
+        return pwd.getpwnam(TEST_USER), "", False
+    except KeyError:
+        pass
+    made = subprocess.run(
+        ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", TEST_USER],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if made.returncode != 0:
+        return None, f"cannot create the user {TEST_USER}: {made.stderr.strip()}", False
+    return pwd.getpwnam(TEST_USER), "", True
+
+
+def remove_user() -> None:
+    subprocess.run(["userdel", TEST_USER], capture_output=True, check=False)
+
+
+def setup_for(name: str, user: pwd.struct_passwd | None) -> Setup:
+    if name == "root":
+        return Setup(name, (), 0, 0)
+    if name == "container":
+        return Setup(name, ("setpriv", "--bounding-set", CONTAINER_CAPS, "--inh-caps", "-all"), 0, 0)
+    assert user is not None
+    prefix = ("setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups")
+    return Setup(name, prefix, user.pw_uid, user.pw_gid)
+
+
+def public_folder(prefix: str) -> Path:
+    """A fresh folder under /tmp that every setup's user can enter (pytest's tmp_path is 0700)."""
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir="/tmp"))
+    folder.chmod(0o755)
+    return folder
+
+
+def capeff() -> int:
+    status = Path("/proc/self/status").read_text(encoding="ascii")
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("CapEff:")), 16)
+
+
+def python_for_user(folder: Path, user: pwd.struct_passwd) -> tuple[Path | None, str]:
+    """An interpreter the test user can run with this harness importable, or why there is none.
+
+    ``DEDUP_HARNESS_USER_PYTHON`` names one (``.ci/run`` builds a venv from /usr/bin/python3 in a
+    world-readable place). Otherwise: a venv made here from Debian's /usr/bin/python3 whose
+    site-packages adds this environment's (``site.addsitedir``): the same packages, run by an
+    interpreter outside root's home. It works when both are CPython 3.11 and this environment is
+    readable by the user; the check below says so, or why not.
+    """
+    named = os.environ.get("DEDUP_HARNESS_USER_PYTHON")
+    if named:
+        python = Path(named)
+    else:
+        made = subprocess.run([SYSTEM_PYTHON, "-m", "venv", "--without-pip", str(folder)], capture_output=True)
+        if made.returncode != 0:
+            return None, f"cannot make a venv from {SYSTEM_PYTHON}: {made.stderr.decode()[-300:]}"
+        site_packages = next(folder.glob("lib/python3*/site-packages"))
+        ours = [p for p in sys.path if p.endswith(("site-packages", "dist-packages")) and Path(p).is_dir()]
+        lines = [f"import site; site.addsitedir({p!r})" for p in ours]
+        (site_packages / "dedup-harness-tests.pth").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        python = folder / "bin" / "python"
+    probe = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups", str(python)]
+    probe += ["-c", "import dedup_harness.cli, numpy, pytest, hypothesis, rich"]
+    done = subprocess.run(probe, capture_output=True, text=True, cwd="/", check=False)
+    if done.returncode != 0:
+        return None, f"{user.pw_name} cannot run the harness with {python}: {done.stderr.strip()[-400:]}"
+    return python, ""
+
+
+VICTIM = "import signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM, signal.SIGUSR1}); "
+VICTIM += "print('ready', flush=True); sys.stdin.read()"
+
+
+@contextlib.contextmanager
+def start_victim(setup: Setup, env: Mapping[str, str]) -> Iterator[subprocess.Popen[str]]:
+    """A process of the setup's user and capabilities with SIGTERM and SIGUSR1 blocked: a signal stays pending."""
+    process = subprocess.Popen(
+        [*setup.prefix, SYSTEM_PYTHON, "-I", "-S", "-c", VICTIM],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=dict(env),
+    )
+    assert process.stdout is not None and process.stdout.readline() == "ready\n"
+    try:
+        yield process
+    finally:
+        process.kill()
+        process.wait()
+
+
+def pending(pid: int) -> int:
+    """Signals pending for a process (its own and its group's): a signal sent to it shows here until handled."""
+    lines = Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines()
+    return sum(int(line.split()[1], 16) for line in lines if line.startswith(("SigPnd:", "ShdPnd:")))
+
+
+def hidden_bwrap_path(folder: Path) -> str:
+    """A PATH whose folder links every program of /usr/bin and /usr/sbin except bubblewrap."""
+    folder.mkdir(mode=0o755)
+    for source in (Path("/usr/sbin"), Path("/usr/bin")):
+        for program in source.iterdir():
+            target = folder / program.name
+            if program.name != "bwrap" and not target.exists():
+                target.symlink_to(program)
+    return str(folder)

@@ -1,0 +1,140 @@
+"""The preflight: known answers through the worker before any submission, its causes, and what grade does with it.
+
+The reference must get every answer right and the canary every one wrong, in whichever tier runs;
+a worker that cannot start, an interpreter too old, a tier that does not isolate are each stopped
+with words naming the cause (exit 2). Any temp folder works, and ``--unisolated`` makes every
+report say so first.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.grade.preflight import preflight
+from dedup_harness.grade.sandbox.interpreter import Interpreter, ask
+from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, landlock_abi, seccomp_known, why_not, worker_setup
+from dedup_harness.grade.sandbox.users import worker_uid
+from grading_support import tier_param
+from machine_setups import public_folder
+
+REFERENCE = IMPL_ROOT / "corpus" / "dedup.py"
+GRADE = [sys.executable, "-m", "dedup_harness.cli", "grade"]
+FULL_MARKS = f",graded,{len(CHECKS)},{len(CHECKS)},"  # in the CSV row of a submission with full marks
+
+
+@pytest.mark.parametrize("tier", [tier_param("bubblewrap"), tier_param("unshare"), tier_param("landlock")])
+def test_the_reference_gets_every_answer_right_and_the_canary_every_one_wrong(tier: str) -> None:
+    check = preflight(worker_setup(tier))
+    assert check.failures == [] and check.leaks == []
+    assert [a.right for a in check.reference] == [True] * 7
+    assert [a.right for a in check.canary] == [False] * 7
+    assert set(check.probe.values()) <= {"EACCES", "ENOENT", "EPERM", "ESRCH", "ENETUNREACH", "ECONNREFUSED"}
+
+
+def test_a_worker_that_cannot_start_is_named_as_the_cause() -> None:
+    """The issue's first failure: a venv's python is a link into a folder bubblewrap does not show."""
+    venv_python = Path(sys.executable)
+    if sys.prefix == sys.base_prefix or not venv_python.is_symlink():
+        pytest.skip("the tests do not run from a venv whose python is a link out of the venv's folder")
+    if why_not(Tier.BUBBLEWRAP) is not None:
+        pytest.skip(str(why_not(Tier.BUBBLEWRAP)))
+    setup = WorkerSetup(Tier.BUBBLEWRAP, Interpreter(str(venv_python)), landlock_abi(), seccomp_known())
+    check = preflight(setup)
+    assert check.reference == [] and len(check.failures) == 2
+    assert check.failures[0].startswith("the worker could not start (bubblewrap tier)")
+    assert "No such file or directory" in check.failures[0] and str(venv_python) in check.failures[0]
+
+
+def _available() -> list[str]:
+    return [tier.value for tier in Tier if why_not(tier) is None]
+
+
+@pytest.fixture
+def old_python() -> Iterator[Path]:
+    """A stand-in for a base image's Python 3.10: it answers the interpreter probe as 3.10.12 would."""
+    folder = public_folder("dedup-harness-old-python-")
+    (folder / "bin").mkdir(mode=0o755)
+    script = folder / "bin" / "python3.10"
+    answer = json.dumps({"version": [3, 10, 12], "prefix": str(folder)})
+    script.write_text(f"#!/bin/sh\necho '{answer}'\n", encoding="utf-8")
+    script.chmod(0o755)
+    try:
+        yield script
+    finally:
+        shutil.rmtree(folder)
+
+
+def test_an_interpreter_older_than_3_11_is_refused_with_its_version(old_python: Path) -> None:
+    assert ask(str(old_python), worker_uid()) == f"{old_python}: Python 3.10.12 is older than 3.11"
+    done = subprocess.run([*GRADE, str(REFERENCE), "--worker-python", str(old_python)], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "Python 3.10.12 is older than 3.11" in done.stderr
+
+
+def run_grade(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([*GRADE, *args], capture_output=True, text=True, env={**os.environ, **(env or {})})
+
+
+def test_grading_works_with_the_temp_folder_under_var_tmp() -> None:
+    """The issue's second failure: TMPDIR=/var/tmp gave Errno 13 inside bubblewrap and a correct submission 0."""
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as folder:
+        done = run_grade(str(REFERENCE), "--csv", "-", env={"TMPDIR": folder})
+    assert done.returncode == 0, done.stderr
+    assert FULL_MARKS in done.stdout
+
+
+def test_grading_works_with_the_temp_folder_in_a_folder_only_the_grader_can_enter() -> None:
+    """A folder the grader made (mode 0700): a worker of another uid, without bubblewrap, could not reach it."""
+    tier = "landlock" if "landlock" in _available() else "auto"
+    with tempfile.TemporaryDirectory() as private:
+        Path(private).chmod(0o700)
+        done = run_grade(str(REFERENCE), "--tier", tier, "--csv", "-", env={"TMPDIR": private})
+    assert done.returncode == 0, done.stderr
+    assert FULL_MARKS in done.stdout
+
+
+def test_a_tier_that_does_not_hide_the_reference_is_refused_with_what_is_missing() -> None:
+    """seccomp alone (a kernel without Landlock, simulated) leaves the world-readable checkout in view."""
+    if not seccomp_known():
+        pytest.skip("no seccomp filter for this architecture")
+    if os.stat(IMPL_ROOT).st_mode & 0o005 != 0o005:
+        pytest.skip("the reference is not world-readable here, so seccomp alone does hide it")
+    done = run_grade(str(REFERENCE), "--tier", "seccomp")
+    assert done.returncode == 2
+    assert "refusing to run submissions: the seccomp tier does not isolate the worker here" in done.stderr
+    assert "the worker can read the harness's own files" in done.stderr
+    assert "install bubblewrap" in done.stderr and "--unisolated" in done.stderr
+
+
+def test_unisolated_grading_says_so_first_in_every_report_and_a_batch_pays_one_preflight(tmp_path: Path) -> None:
+    if not seccomp_known() or os.stat(IMPL_ROOT).st_mode & 0o005 != 0o005:
+        pytest.skip("the seccomp tier isolates here: nothing to accept")
+    out = {name: tmp_path / name for name in ("g.json", "g.csv", "g.xml", "gs")}
+    args = ["--tier", "seccomp", "--unisolated", "--json", str(out["g.json"]), "--csv", str(out["g.csv"])]
+    args += ["--junit", str(out["g.xml"]), "--gradescope", str(out["gs"])]
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "dedup.py").write_bytes(REFERENCE.read_bytes())
+    done = run_grade(str(REFERENCE), str(tmp_path / "b"), *args)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("preflight (") == 1
+    assert done.stdout.lstrip().startswith("WARNING: graded WITHOUT isolation (--unisolated, seccomp tier)")
+    document = json.loads(out["g.json"].read_text(encoding="utf-8"))
+    assert next(iter(document)) == "isolation_warning" and document["isolation_warning"].startswith("graded WITHOUT")
+    assert all(s["warning"] == document["isolation_warning"] for s in document["submissions"])
+    assert out["g.csv"].read_text(encoding="utf-8").splitlines()[1].startswith('"graded WITHOUT isolation')
+    junit = out["g.xml"].read_text(encoding="utf-8").splitlines()
+    assert junit[1].startswith("<!-- WARNING: graded WITHOUT isolation")
+    for results in out["gs"].glob("*/results.json"):
+        assert json.loads(results.read_text(encoding="utf-8"))["output"].startswith("WARNING: graded WITHOUT")
+    assert [s["score"] for s in document["submissions"]] == [len(CHECKS)] * 2

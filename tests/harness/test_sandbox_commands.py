@@ -1,0 +1,60 @@
+"""The command lines each tier starts a worker with, read as data (no process is started here)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dedup_harness.grade.sandbox.bwrap import bwrap_args
+from dedup_harness.grade.sandbox.unshare import unshare_prefix
+
+
+def pairs(args: list[str], option: str) -> list[str]:
+    """The values that follow each ``option``."""
+    return [args[i + 1] for i, arg in enumerate(args) if arg == option]
+
+
+def command(prefix: Path, hidden: list[Path], session: Path = Path("/var/tmp/grade/session")) -> list[str]:
+    return bwrap_args(
+        "bwrap",
+        session=session,
+        home=session / "home",
+        prefix=prefix,
+        hidden=hidden,
+        env={"PATH": "/usr/bin"},
+        tmpfs_bytes=1 << 20,
+    )
+
+
+def test_an_interpreter_outside_usr_is_shown_read_only_and_a_harness_inside_it_is_covered() -> None:
+    """A pyenv or /opt Python: its real installation is bound; the harness in its site-packages is not shown."""
+    prefix = Path("/opt/python3.12")
+    harness = prefix / "lib/python3.12/site-packages/dedup_harness"
+    args = command(prefix, [harness, Path("/srv/checkout")])
+    ro_binds = pairs(args, "--ro-bind")
+    assert str(prefix) in ro_binds and "/srv/checkout" not in ro_binds
+    assert pairs(args, "--tmpfs")[-2:] == [str(harness), "/var/tmp/grade/session/home"]
+
+
+def test_the_folders_above_the_session_are_made_reachable_before_it_is_bound() -> None:
+    """bubblewrap makes missing folders 0700: a worker of another uid could not reach a session under /var/tmp."""
+    args = command(Path("/usr"), [])
+    made = [(args[i - 1], args[i + 1]) for i, arg in enumerate(args) if arg == "--dir"]
+    assert made == [("0755", "/var"), ("0755", "/var/tmp"), ("0755", "/var/tmp/grade")]
+    assert args.index("--dir") < args.index("--bind")
+    assert "--unshare-net" in args and "--unshare-pid" in args and "--clearenv" in args
+
+
+def test_a_harness_under_usr_is_covered_and_nothing_else_is_bound_for_a_system_python() -> None:
+    args = command(Path("/usr"), [Path("/usr/lib/python3/dist-packages/dedup_harness")])
+    assert "/usr/lib/python3/dist-packages/dedup_harness" in pairs(args, "--tmpfs")
+    assert pairs(args, "--ro-bind")[0] == "/usr" and "/opt" not in " ".join(args)
+
+
+def test_unshare_covers_the_harness_directly_as_root_and_drops_capabilities_in_a_user_namespace() -> None:
+    hidden = [Path("/srv/checkout")]
+    root = unshare_prefix(hidden, user_namespace=False)
+    user = unshare_prefix(hidden, user_namespace=True)
+    assert "--user" not in root and {"--net", "--pid", "--mount-proc", "--ipc"} <= set(root)
+    assert "mount -t tmpfs -o size=4k,mode=0755 hidden /srv/checkout" in root[root.index("-c") + 1]
+    assert user[1:3] == ["--user", "--map-root-user"]
+    assert user[-2:] == ["--inh-caps=-all", "--bounding-set=-all"]

@@ -1,0 +1,252 @@
+"""Each isolation tier, forced by the setup it serves, graded for real with the ``grade`` command.
+
+The setups (``machine_setups``): root with and without bubblewrap (CI), a non-root user with and
+without it (a TA's laptop), a container's capability set without it (Gradescope), and the Landlock
+tier forced where no namespace is wanted. In each, one batch grades the reference's own dedup.py and
+``tier_attacks`` (the reference plus attacks at import) and the test checks from outside: both get
+full marks; the TCP and UDP listeners received nothing; the reference was not read; the victim (a
+process of the grader's user) has no signal pending; the secret in the grader's environment is in no
+report; the grader's earlier output file is untouched and nothing was added beside it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import secrets
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.grade.listeners import Listeners
+from grading_support import hostile_source
+from machine_setups import (
+    Setup,
+    hidden_bwrap_path,
+    missing_for_setups,
+    pending,
+    public_folder,
+    python_for_user,
+    setup_for,
+    start_victim,
+)
+
+REFERENCE = IMPL_ROOT / "corpus" / "dedup.py"
+SECRET_NAME = "DEDUP_HARNESS_TEST_SECRET"
+EARLIER = "untouched: a shard graded earlier\n"
+
+
+@dataclass(frozen=True)
+class Case:
+    setup: str
+    bubblewrap: bool  # on PATH, or hidden from it
+    tier: str  # what --tier asks for
+    expected: str  # the tier the reports must name
+
+
+CASES = [
+    Case("root", True, "auto", "bubblewrap"),
+    Case("root", False, "auto", "unshare"),
+    Case("user", True, "auto", "bubblewrap"),
+    Case("user", False, "auto", "unshare"),
+    Case("container", False, "auto", "unshare"),
+    Case("user", False, "landlock", "landlock"),
+    Case("container", False, "landlock", "landlock"),
+]
+
+
+@dataclass
+class Graded:
+    exit_status: int
+    stdout: str
+    stderr: str
+    outputs: dict[str, str]  # every file in the grader's output folder, by name, once the grade was done
+    report: dict[str, Any]
+    listeners: tuple[list[bytes], list[bytes]]
+    victim_pending: int
+    secret: str
+
+    def submission(self, name: str) -> dict[str, Any]:
+        return next(s for s in self.report["submissions"] if Path(s["submission"]).name == name)
+
+
+@pytest.fixture(scope="module")
+def user_python(tmp_path_factory: pytest.TempPathFactory, test_user: pwd.struct_passwd) -> Iterator[Path]:
+    """The grader's interpreter for the non-root user (see ``machine_setups.python_for_user``)."""
+    folder = public_folder("dedup-harness-user-venv-")
+    try:
+        python, why = python_for_user(folder / "venv", test_user)
+        if python is None:
+            pytest.skip(why)
+        yield python
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def attack_source(targets: dict[str, Any]) -> str:
+    source = hostile_source("tier_attacks")
+    assert "\nATTACK = None" in source
+    return source.replace("\nATTACK = None", f"\nATTACK = {targets!r}", 1)
+
+
+def grade_as(case: Case, request: pytest.FixtureRequest) -> Graded:
+    """Run ``dedup-harness grade`` in the case's setup on the reference and the attacks; what it left."""
+    reason = missing_for_setups()
+    if reason is not None:
+        pytest.skip(reason)
+    if case.bubblewrap and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap)")
+    user = request.getfixturevalue("test_user") if case.setup == "user" else None
+    setup = setup_for(case.setup, user)
+    python = request.getfixturevalue("user_python") if case.setup == "user" else Path(sys.executable)
+    base = public_folder("dedup-harness-tiers-")
+    try:
+        return _grade_in(base, case, setup, python)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _grade_in(base: Path, case: Case, setup: Setup, python: Path) -> Graded:
+    outputs = base / "outputs"
+    outputs.mkdir(mode=0o777)
+    outputs.chmod(0o777)  # only isolation keeps the worker out: not the modes
+    (outputs / "earlier.csv").write_text(EARLIER, encoding="utf-8")
+    (outputs / "earlier.csv").chmod(0o666)
+    for name in ("reference", "attacks"):
+        (base / name).mkdir(mode=0o755)
+    shutil.copyfile(REFERENCE, base / "reference" / "dedup.py")
+    secret = secrets.token_hex(16)
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": str(base), "LANG": "C.UTF-8"}
+    if not case.bubblewrap:
+        env["PATH"] = hidden_bwrap_path(base / "bin")
+    listeners = Listeners()
+    with start_victim(setup, env) as victim:
+        targets = {**listeners.ports(), "reference": str(REFERENCE.resolve()), "victim": victim.pid}
+        targets |= {"secret_name": SECRET_NAME, "outputs": str(outputs)}
+        (base / "attacks" / "dedup.py").write_text(attack_source(targets), encoding="utf-8")
+        os.chown(outputs, setup.uid, setup.gid)
+        command = [*setup.prefix, str(python), "-m", "dedup_harness.cli", "grade", str(base / "reference")]
+        command += [str(base / "attacks"), "--tier", case.tier, "--show-student-output"]
+        command += ["--json", str(outputs / "grades.json"), "--csv", str(outputs / "grades.csv")]
+        done = subprocess.run(
+            command,
+            env={**env, SECRET_NAME: secret},
+            cwd=base,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        victim_pending = pending(victim.pid)
+    received = listeners.received()
+    files = {path.name: path.read_text(encoding="utf-8", errors="replace") for path in outputs.iterdir()}
+    report = json.loads(files["grades.json"]) if done.returncode == 0 else {}
+    return Graded(done.returncode, done.stdout, done.stderr, files, report, received, victim_pending, secret)
+
+
+@pytest.fixture(
+    scope="module", params=CASES, ids=lambda c: f"{c.setup}-{'with' if c.bubblewrap else 'no'}-bwrap-{c.tier}"
+)
+def graded(request: pytest.FixtureRequest) -> Graded:
+    case: Case = request.param
+    result = grade_as(case, request)
+    assert result.exit_status == 0, f"grade exited {result.exit_status}:\n{result.stderr[-3000:]}"
+    protections = [s["protections"] for s in result.report["submissions"]]
+    assert {p["tier"] for p in protections} == {case.expected}
+    whose = "the grader's own" if case.setup == "user" else "unprivileged, no capabilities"
+    assert all(whose in p["user"] for p in protections), protections[0]["user"]
+    return result
+
+
+# Never run unconfined as root: kill(-1) as root signals every process of the machine.
+UNSAFE_UNCONFINED = ('_try("signal everyone', '_try("signal the parent')
+
+
+def control_code(targets: dict[str, Any]) -> str:
+    """The attacks alone (the module's reference part needs corpus), without those that hit bystanders."""
+    code = attack_source(targets).split("# ---- the hostile part ----")[1]
+    lines = code.splitlines()
+    assert all(any(line.startswith(unsafe) for line in lines) for unsafe in UNSAFE_UNCONFINED)
+    return "\n".join(line for line in lines if not line.startswith(UNSAFE_UNCONFINED))
+
+
+def test_the_attacks_reach_their_targets_when_nothing_stops_them(test_user: pwd.struct_passwd) -> None:
+    """The control: run unconfined as the unprivileged test user, the same attacks reach every target."""
+    user = setup_for("user", test_user)
+    base = public_folder("dedup-harness-tiers-control-")
+    try:
+        outputs = base / "outputs"
+        outputs.mkdir(mode=0o777)
+        outputs.chmod(0o777)
+        (outputs / "earlier.csv").write_text(EARLIER, encoding="utf-8")
+        (outputs / "earlier.csv").chmod(0o666)
+        env = {"PATH": "/usr/bin:/bin", SECRET_NAME: "control"}
+        listeners = Listeners()
+        with start_victim(user, env) as victim:
+            targets = {**listeners.ports(), "reference": str(REFERENCE.resolve()), "victim": victim.pid}
+            targets |= {"secret_name": SECRET_NAME, "outputs": str(outputs)}
+            command = [*user.prefix, "/usr/bin/python3", "-I", "-S", "-c", control_code(targets)]
+            run = subprocess.run(command, env=env, cwd=base, capture_output=True, text=True, check=False)
+            victim_pending = pending(victim.pid)
+        assert listeners.received() == ([b"leak"] * 2, [b"leak"] * 2) and victim_pending != 0
+        names = ["tcp", "udp", "read the reference", "signal the victim"]
+        for name in [*names, *(f"{name} (raw)" for name in names), "the secret", "overwrite the outputs"]:
+            assert f"{name}: REACHED" in run.stdout, run.stdout + run.stderr
+        assert "def confirm(" in run.stdout and (outputs / "earlier.csv").read_text(encoding="utf-8") == "forged\n"
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_the_references_dedup_py_and_the_attacker_both_get_full_marks(graded: Graded) -> None:
+    for name in ("reference", "attacks"):
+        submission = graded.submission(name)
+        assert (submission["status"], submission["score"]) == ("graded", submission["max_score"]), submission
+
+
+def test_every_attack_was_blocked_by_its_own_account(graded: Graded) -> None:
+    log = graded.submission("attacks")["student_output"]
+    names = ["tcp", "udp", "read the reference", "signal the victim", "signal the parent", "signal everyone"]
+    names += [f"{name} (raw)" for name in names] + ["the secret", "overwrite the outputs"]
+    for name in names:
+        assert f"{name}: blocked" in log, f"{name}:\n{log}"
+    assert "REACHED" not in log
+
+
+def test_no_tcp_or_udp_reached_the_listeners(graded: Graded) -> None:
+    assert graded.listeners == ([], [])
+
+
+def test_the_installed_reference_was_not_read(graded: Graded) -> None:
+    assert "def confirm(" not in graded.submission("attacks")["student_output"]
+
+
+def test_no_signal_reached_a_process_of_the_graders_user(graded: Graded) -> None:
+    """The victim blocks SIGTERM: one sent to it would still be pending; the grader itself finished."""
+    assert graded.victim_pending == 0
+
+
+def test_the_secret_in_the_graders_environment_is_in_no_report(graded: Graded) -> None:
+    texts = [graded.stdout, graded.stderr, *graded.outputs.values()]
+    assert not [text for text in texts if graded.secret in text]
+
+
+def test_the_graders_output_files_are_untouched(graded: Graded) -> None:
+    assert sorted(graded.outputs) == ["earlier.csv", "grades.csv", "grades.json"]
+    assert graded.outputs["earlier.csv"] == EARLIER
+
+
+def test_the_report_names_the_refused_attempts_and_each_protection(graded: Graded) -> None:
+    attacks = graded.submission("attacks")
+    attempts = " ".join(attacks["attempts"])
+    assert "tried to reach the network" in attempts and "tried to send signal 15 to other processes" in attempts
+    in_force = " ".join(attacks["protections"]["in_force"])
+    assert "seccomp: installed" in in_force and "audit hook" in in_force
+    assert "Landlock files: everything denied" in in_force
