@@ -35,9 +35,10 @@ def assert_stryker_shape(report: dict) -> None:  # type: ignore[type-arg]
         for mutant in entry["mutants"]:
             assert isinstance(mutant["id"], str) and isinstance(mutant["mutatorName"], str)
             assert mutant["status"] in STRYKER_STATUSES
-            for end in ("start", "end"):
-                position = mutant["location"][end]
-                assert position["line"] >= 1 and position["column"] >= 1
+            start, end = mutant["location"]["start"], mutant["location"]["end"]
+            assert start["line"] >= 1 and start["column"] >= 1
+            assert (end["line"], end["column"]) >= (start["line"], start["column"])
+            assert not mutant["replacement"].endswith("\n"), "a replacement ends on its last changed column"
     for tests in report["testFiles"].values():
         assert all({"id", "name"} <= test.keys() for test in tests["tests"])
 
@@ -62,6 +63,7 @@ def test_a_clean_run_exits_zero_and_writes_every_report(world: Layout, tmp_path:
         "s07": "Killed",
         "s08": "Killed",
     }
+    assert (stryker["config"]["mutants"], stryker["config"]["entries"]) == (2, 2), "one entry per one-hunk mutant"
 
 
 def test_a_breach_exits_one_and_says_so_in_every_report(
