@@ -135,6 +135,7 @@ def from_result(
             feedback=check_feedback(
                 name, result.outcomes[name], result.cases.get(name, []), scrub=scrub, events=events.get(name, [])
             ),
+            seconds=result.check_seconds(name),
         )
         for n, name in enumerate(CHECKS, start=1)
     ]
