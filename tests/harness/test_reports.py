@@ -8,7 +8,10 @@ import json
 import xml.etree.ElementTree as ET
 
 import jsonschema
+import pytest
 
+from dedup_harness.cli import main
+from dedup_harness.commands import grade as grade_command
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
@@ -84,3 +87,13 @@ def test_reports_of_the_same_grade_are_identical_text() -> None:
     second.seconds = 99.0  # timing is the one field allowed to differ; it is not in the CSV
     assert csv_report.render([csv_report.row(first, "1/1")]) == csv_report.render([csv_report.row(second, "1/1")])
     assert json_report.render([first], {}).replace("1.5", "99.0") == json_report.render([second], {})
+
+
+def test_the_gradescope_batch_layout_the_help_describes_is_the_one_grade_writes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    described = " ".join(capsys.readouterr().out.split())
+    assert "one folder each" in described and "alice/dedup.py -> DIR/alice_dedup.py/" in described
+    assert grade_command.safe_name("alice/dedup.py") == "alice_dedup.py"

@@ -32,7 +32,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a dedup.py file, or a folder holding one")
     parser.add_argument("--weights", type=Path, metavar="FILE", help="points per check (TOML); equal by default")
     parser.add_argument("--json", metavar="FILE", help="write every report and the summary as JSON ('-': stdout)")
-    parser.add_argument("--gradescope", type=Path, metavar="DIR", help="write Gradescope's results.json into DIR")
+    parser.add_argument(
+        "--gradescope",
+        type=Path,
+        metavar="DIR",
+        help="write Gradescope's results.json into DIR; for several submissions, one folder each: "
+        "DIR/<submission path, separators made _>/results.json (alice/dedup.py -> DIR/alice_dedup.py/)",
+    )
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE ('-' for stdout)")
     parser.add_argument("--csv", metavar="FILE", help="write one row of scores per submission to FILE ('-' for stdout)")
     parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
