@@ -18,9 +18,9 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT, MUTANTS_DIR
 from dedup_harness.core.runner.result import SuiteResult
-from dedup_harness.verify.matrix import Row, judge
+from dedup_harness.verify.matrix import Matrix, Row, judge
 from dedup_harness.verify.mutant_diffs import mutant_root
-from dedup_harness.verify.spans import mutant_spans
+from dedup_harness.verify.spans import Span, mutant_spans
 from dedup_harness.verify.stryker import to_stryker
 from dedup_harness.verify.targets import Kind, Target
 
@@ -41,6 +41,12 @@ def consumer_path(variable: str, relative: str = "") -> Path:
 
 def stryker_report(scratch: Path) -> dict[str, Any]:
     """The Stryker report of every catalogued mutant, each killed by the checks its entry names."""
+    matrix, spans = judged_catalogue(scratch)
+    return to_stryker(matrix, spans, IMPL_ROOT)
+
+
+def judged_catalogue(scratch: Path) -> tuple[Matrix, dict[str, list[Span]]]:
+    """A kill matrix of the reference and every catalogued mutant, each mutant killed by exactly its checks."""
     rows = [Row(Target("reference", Kind.REFERENCE, IMPL_ROOT), _result(IMPL_ROOT, set()))]
     spans = {}
     for mutant in load_catalogue(MUTANTS_DIR):
@@ -48,7 +54,8 @@ def stryker_report(scratch: Path) -> dict[str, Any]:
         spans[mutant.id] = mutant_spans(IMPL_ROOT, root)
         target = Target(mutant.id, Kind.MUTANT, root, mutant.caught_by, mutant, title=mutant.title)
         rows.append(Row(target, _result(root, set(mutant.caught_by))))
-    return to_stryker(judge(CHECKS, rows, None), spans, IMPL_ROOT)
+    measured = judge(CHECKS, rows, None).kill_sets()
+    return judge(CHECKS, rows, measured), spans  # the committed kill matrix as measured: no stale-file breach
 
 
 def _result(root: Path, failing: set[str]) -> SuiteResult:

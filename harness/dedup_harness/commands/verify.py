@@ -38,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="append a Markdown summary to FILE (as to $GITHUB_STEP_SUMMARY; - for stdout)",
     )
+    parser.add_argument("--html", metavar="FILE", help="write the kill matrix as a self-contained HTML page to FILE")
     parser.add_argument("--stryker", metavar="FILE", help="write a Stryker mutation-testing report (schema 2) to FILE")
     parser.add_argument(
         "--target", metavar="ROOT", action="append", default=[], help="one more implementation root to run (repeatable)"
@@ -103,10 +104,14 @@ def _report(matrix: Matrix, args: argparse.Namespace, spans: dict[str, list[Span
         write_output(args.json, json.dumps(to_json(matrix), indent=2) + "\n")
     if args.markdown:
         append_output(args.markdown, to_markdown(matrix))
+    if args.html:
+        from dedup_harness.verify import html  # matplotlib and Jinja2: imported only when a page is asked for
+
+        write_output(args.html, html.render(matrix))
     if args.stryker:
         write_output(args.stryker, json.dumps(to_stryker(matrix, spans, layout.impl_root), indent=2) + "\n")
     # The table is for people: on stdout, unless stdout carries a machine format.
-    elsewhere = to_stdout(args.json, args.markdown, args.stryker)
+    elsewhere = to_stdout(args.json, args.markdown, args.stryker, args.html)
     console = Console(stderr=elsewhere)
     if not console.is_terminal:
         console = Console(stderr=elsewhere, width=120)  # a log file or a pipe: no reason to squeeze the table
