@@ -6,7 +6,8 @@ import hashlib
 from typing import Any
 
 from corpus.doc import Doc
-from support import Run
+
+from .support import Run
 
 HAND = [
     Doc("s:0", "The cat sat.\n\nThe dog ran."),

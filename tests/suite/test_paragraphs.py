@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from corpus.doc import Doc
-from support import Run
+
+from .support import Run
 
 SPLIT_CASES = [
     ("one paragraph", ["one paragraph"]),

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from corpus.doc import Doc, compose
-from support import Run
+
+from .support import Run
 
 NAMES = (
     "docs_in",
