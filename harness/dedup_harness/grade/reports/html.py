@@ -21,6 +21,7 @@ from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.reports.class_view import ClassView, class_view
 from dedup_harness.grade.reports.fields import fields_of
 
+EXACT, PARTLY = "#8250df", "#d8b9ff"  # the pitfalls chart's two shades
 PROTECTIONS_SHOWN = ("isolation", "network", "user", "process_namespace", "harness_files_hidden", "notes")
 
 
@@ -68,10 +69,9 @@ def _rates(view: ClassView) -> Markup:
     fig = svg.figure(left + 4.5, 0.25 * len(rates) + 1.0, left=left, bottom=0.55, top=0.35)
     ax = fig.subplots()
     ax.tick_params(axis="y", labelsize=8)
-    bars = ax.barh(labels, [100 * r.rate for r in rates], color="#cf222e")
-    ax.bar_label(bars, labels=[f"{r.lost}" for r in rates], padding=2, fontsize=8)
+    ax.barh(labels, [100 * r.rate for r in rates], color="#cf222e")
     ax.set_xlim(0, 100)
-    ax.set_xlabel("% of graded submissions that lost it (label: how many)")
+    ax.set_xlabel("% of graded submissions that lost it (how many: the table below)")
     ax.set_title("each check's failure rate", loc="left")
     return svg.to_svg(fig, label="failure rate per check")
 
@@ -79,12 +79,11 @@ def _rates(view: ClassView) -> Markup:
 def _pitfalls(view: ClassView) -> Markup:
     shown = list(reversed(view.pitfalls))
     labels = [p.mutant for p in shown]
-    fig = svg.figure(7, 0.3 * len(shown) + 1.1, left=0.6, top=0.6)
+    fig = svg.figure(7, 0.3 * len(shown) + 1.0, left=0.6)
     ax = fig.subplots()
-    ax.barh(labels, [p.exact for p in shown], color="#8250df", label="fails exactly like it")
-    ax.barh(labels, [p.partly for p in shown], left=[p.exact for p in shown], color="#d8b9ff", label="partly")
-    ax.set_xlabel("submissions")
+    ax.barh(labels, [p.exact for p in shown], color=EXACT)
+    ax.barh(labels, [p.partly for p in shown], left=[p.exact for p in shown], color=PARTLY)
+    ax.set_xlabel("submissions that fail like the mutant: dark exactly, light partly")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.legend(loc="lower left", bbox_to_anchor=(0, 1.08), ncols=2, frameon=False)
-    ax.set_title("pitfalls the class fell into (the mutant each submission fails like)", loc="left")
+    ax.set_title("pitfalls the class fell into", loc="left")
     return svg.to_svg(fig, label="pitfalls ranked")
