@@ -1,9 +1,10 @@
 """Which implementation is under test, and how Hypothesis runs.
 
 ``--impl ROOT`` names an implementation root (a folder holding a ``corpus/`` package; the reference
-root ``impl/`` by default). Every check reaches the implementation through the ``impl`` fixture, so
-another plugin (the grader's proxy to an isolated worker) can stand in for the in-process module by
-putting its object in ``config.stash[IMPL_KEY]`` (``dedup_harness.core.impl_under_test``) before the first check runs.
+root ``impl/`` by default); the plugin ``dedup_harness.core.impl_under_test`` declares the option.
+Every check reaches the implementation through the ``impl`` fixture, so another plugin (the grader's
+proxy to an isolated worker) can stand in for the in-process module by putting its object in
+``config.stash[IMPL_KEY]`` (``dedup_harness.core.impl_under_test``) before the first check runs.
 """
 
 from __future__ import annotations
@@ -21,28 +22,19 @@ import rich.style  # noqa: F401  (it draws from the global random as it is impor
 from hypothesis import settings
 
 from dedup_harness.core import profiles
-from dedup_harness.core.impl_under_test import IMPL_DEST, IMPL_KEY, IMPL_OPTION
+from dedup_harness.core.impl_under_test import IMPL_DEST, IMPL_KEY, IMPL_OPTION, PLUGIN
 
 DATA_ROOT = Path(__file__).resolve().parent.parent
 REFERENCE_ROOT = DATA_ROOT / "impl"
 ROOT_KEY = pytest.StashKey[Path]()
+# The plugin that declares --impl (pytest loads it through its entry point unless autoloading is off).
+pytest_plugins = (PLUGIN,)
 
 profiles.load_from_environment()
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("dedup-harness")
-    group.addoption(
-        IMPL_OPTION,
-        dest=IMPL_DEST,
-        default=str(REFERENCE_ROOT),
-        metavar="ROOT",
-        help="implementation root under test: a folder holding a corpus/ package (default: the reference)",
-    )
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    root = Path(config.getoption(IMPL_DEST)).resolve()
+    root = Path(config.getoption(IMPL_DEST) or REFERENCE_ROOT).resolve()
     if not (root / "corpus" / "__init__.py").is_file():
         raise pytest.UsageError(f"{IMPL_OPTION} {root}: no corpus/ package there")
     config.stash[ROOT_KEY] = root

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +61,15 @@ def test_a_class_that_is_not_a_filter_exits_two_with_a_reason(capsys: pytest.Cap
 def test_a_module_that_does_not_import_exits_two(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit-bloom", "no_such_module_xyz:Bloom"]) == 2
     assert "cannot import 'no_such_module_xyz'" in capsys.readouterr().err
+
+
+def test_the_html_page_plots_rates_and_reach_and_lists_the_faults(
+    one_case: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = tmp_path / "audit.html"
+    assert main(["audit-bloom", target("MaskIndexFilter"), "--html", str(page)]) == 1
+    text = page.read_text(encoding="utf-8")
+    labels = [label.split(" ", 1)[1] for label in re.findall(r'<svg role="img" aria-label="([^"]+)"', text)]
+    assert labels == ["promised against delivered rate", "reachable bits per size family"]
+    assert "index reduced by a mask" in text and "FAIL" in text
+    assert "<script src" not in text and "<link" not in text

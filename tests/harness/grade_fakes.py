@@ -50,6 +50,7 @@ def case(name: str, outcome: Outcome, message: str = "", falsifying: str = "", l
         "outcome": str(outcome),
         "message": message,
         "falsifying": falsifying,
+        "seconds": 0.25,
     }
 
 

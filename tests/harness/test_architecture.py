@@ -17,7 +17,15 @@ from dedup_harness.core.paths import DATA_ROOT, PACKAGE_DIR
 
 HARNESS = "dedup_harness"
 CAPABILITIES = ("verify", "grade", "mutation", "bloom_audit")
-REPORTS = ("verify/report.py", "verify/stryker.py", "grade/reports", "mutation/report.py", "bloom_audit/report.py")
+REPORTS = (
+    "verify/report.py",
+    "verify/stryker.py",
+    "verify/html.py",
+    "grade/reports",
+    "mutation/report.py",
+    "bloom_audit/report.py",
+    "bloom_audit/html.py",
+)
 
 
 def imports_of(path: Path) -> Iterator[str]:

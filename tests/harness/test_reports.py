@@ -10,7 +10,10 @@ from dataclasses import replace
 from typing import Any
 
 import jsonschema
+import pytest
 
+from dedup_harness.cli import main
+from dedup_harness.commands import grade as grade_command
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.grader import from_sidecar
@@ -138,3 +141,13 @@ def test_a_run_without_isolation_says_so_first_in_each_format() -> None:
     assert junit.render([warned]).splitlines()[1].strip().startswith("<!-- WARNING: graded WITHOUT")
     quiet = report()
     assert quiet.warning == "" and "WARNING" not in junit.render([quiet]) + gradescope.overview(quiet)
+
+
+def test_the_gradescope_batch_layout_the_help_describes_is_the_one_grade_writes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        main(["grade", "--help"])
+    described = " ".join(capsys.readouterr().out.split())
+    assert "one folder each" in described and "alice/dedup.py -> DIR/alice_dedup.py/" in described
+    assert grade_command.safe_name("alice/dedup.py") == "alice_dedup.py"

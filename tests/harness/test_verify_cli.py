@@ -9,6 +9,7 @@ import pytest
 
 from dedup_harness.cli import build_parser
 from dedup_harness.commands import verify as command
+from dedup_harness.commands.outputs import append_output
 from dedup_harness.verify.targets import Layout
 from world import KILL_SETS, edit, make_world
 
@@ -34,15 +35,17 @@ def assert_stryker_shape(report: dict) -> None:  # type: ignore[type-arg]
         for mutant in entry["mutants"]:
             assert isinstance(mutant["id"], str) and isinstance(mutant["mutatorName"], str)
             assert mutant["status"] in STRYKER_STATUSES
-            for end in ("start", "end"):
-                position = mutant["location"][end]
-                assert position["line"] >= 1 and position["column"] >= 1
+            start, end = mutant["location"]["start"], mutant["location"]["end"]
+            assert start["line"] >= 1 and start["column"] >= 1
+            assert (end["line"], end["column"]) >= (start["line"], start["column"])
+            assert not mutant["replacement"].endswith("\n"), "a replacement ends on its last changed column"
     for tests in report["testFiles"].values():
         assert all({"id", "name"} <= test.keys() for test in tests["tests"])
 
 
 def test_a_clean_run_exits_zero_and_writes_every_report(world: Layout, tmp_path: Path) -> None:
     out = {name: tmp_path / f"report.{name}" for name in ("json", "markdown", "stryker")}
+    out["markdown"].write_text("## an earlier command of the step\n", encoding="utf-8")
     assert (
         verify(world, "--json", str(out["json"]), "--markdown", str(out["markdown"]), "--stryker", str(out["stryker"]))
         == 0
@@ -52,13 +55,15 @@ def test_a_clean_run_exits_zero_and_writes_every_report(world: Layout, tmp_path:
     assert [t["name"] for t in document["targets"]] == ["canary", "reference", "s07", "s08"]
     assert document["kill_matrix"]["measured"] == KILL_SETS == document["kill_matrix"]["committed"]
     assert document["targets"][2]["outcomes"] == {"test_split": "failed", "test_rate": "passed", "test_keys": "passed"}
-    assert "verify passed" in out["markdown"].read_text()
+    summary = out["markdown"].read_text()
+    assert summary.startswith("## an earlier command of the step\n") and "verify passed" in summary
     stryker = json.loads(out["stryker"].read_text())
     assert_stryker_shape(stryker)
     assert {m["id"]: m["status"] for m in stryker["files"]["corpus/dedup.py"]["mutants"]} == {
         "s07": "Killed",
         "s08": "Killed",
     }
+    assert (stryker["config"]["mutants"], stryker["config"]["entries"]) == (2, 2), "one entry per one-hunk mutant"
 
 
 def test_a_breach_exits_one_and_says_so_in_every_report(
@@ -72,6 +77,14 @@ def test_a_breach_exits_one_and_says_so_in_every_report(
     assert ("survivor", "s07", "test_split") in [(b["kind"], b["target"], b["check"]) for b in document["breaches"]]
     statuses = {m["id"]: m["status"] for m in json.loads(stryker.read_text())["files"]["corpus/dedup.py"]["mutants"]}
     assert statuses["s07"] == "Survived"
+
+
+def test_the_markdown_summary_is_appended_like_a_github_step_summary(tmp_path: Path) -> None:
+    """Every command of a GitHub step appends to $GITHUB_STEP_SUMMARY; verify must not wipe what came before."""
+    summary = tmp_path / "summary.md"
+    append_output(summary, "first\n")
+    append_output(summary, "second\n")
+    assert summary.read_text() == "first\nsecond\n"
 
 
 def test_write_kill_matrix_replaces_a_stale_file(world: Layout) -> None:

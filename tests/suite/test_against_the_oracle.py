@@ -11,7 +11,8 @@ import oracle
 from dedup_harness.core.case_log import record
 from dedup_harness.core.corpora import suite_corpus
 from dedup_harness.core.strategies import corpora
-from support import ORACLE_KEYS, Run, differences, docs_from, oracle_run
+
+from .support import ORACLE_KEYS, Run, differences, docs_from, oracle_run
 
 
 def test_zero_false_drops_with_a_tiny_filter(run: Run) -> None:

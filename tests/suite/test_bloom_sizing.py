@@ -10,7 +10,8 @@ import pytest
 from corpus.doc import Doc
 from dedup_harness.core.case_log import record
 from dedup_harness.core.corpora import suite_corpus
-from support import Run, docs_from
+
+from .support import Run, docs_from
 
 LN2_SQUARED = math.log(2) ** 2
 

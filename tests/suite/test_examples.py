@@ -8,7 +8,8 @@ from typing import Any
 from corpus.doc import Doc
 from dedup_harness.core import worked_example
 from dedup_harness.core.case_log import record
-from support import Run
+
+from .support import Run
 
 HAND = [Doc(doc_id, text) for doc_id, text in worked_example.DOCUMENTS]
 HAND_STATS = worked_example.STATS

@@ -9,7 +9,8 @@ import oracle
 from corpus.doc import Doc
 from dedup_harness.core.case_log import record
 from dedup_harness.core.strategies import near_copies
-from support import Run
+
+from .support import Run
 
 # One filter that almost never errs, one that errs on most paragraphs: identity must not depend on it.
 FILTER_SIZES = (10, 0.1)

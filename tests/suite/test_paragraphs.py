@@ -8,7 +8,8 @@ import pytest
 
 from corpus.doc import Doc
 from dedup_harness.core.case_log import record
-from support import Run
+
+from .support import Run
 
 SPLIT_CASES = [
     ("one paragraph", ["one paragraph"]),

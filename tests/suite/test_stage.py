@@ -11,7 +11,8 @@ import pytest
 
 from corpus.doc import Doc, compose
 from dedup_harness.core.case_log import record
-from support import Run
+
+from .support import Run
 
 NAMES = (
     "docs_in",

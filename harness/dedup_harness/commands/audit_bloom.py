@@ -30,6 +30,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"one of {', '.join(TARGET_NAMES)}, or module:Class (built as Class(capacity, error_rate))",
     )
     parser.add_argument("--json", metavar="FILE", help="write the audit as one JSON document to FILE ('-' for stdout)")
+    parser.add_argument(
+        "--html", metavar="FILE", help="write the audit as a self-contained HTML page with plots to FILE"
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed for the generated items (default 0)")
 
 
@@ -49,9 +52,13 @@ def run(args: argparse.Namespace) -> int:
                 mask_report = datatrove_mask.build_report(target.module)
     if args.json:
         write_output(args.json, json.dumps(to_json(reports, mask_report), indent=2) + "\n")
+    if args.html:
+        from dedup_harness.bloom_audit import html  # matplotlib and Jinja2: imported only when a page is asked for
+
+        write_output(args.html, html.render(reports, mask_report))
     # The tables are for people: on stdout, unless stdout carries the JSON. Wide enough for the table
     # when piped into a log; a terminal keeps its own width.
-    elsewhere = to_stdout(args.json)
+    elsewhere = to_stdout(args.json, args.html)
     console = Console(stderr=elsewhere, width=None if sys.stdout.isatty() else 180)
     for report in reports:
         print_audit(console, report)

@@ -43,7 +43,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="a dedup.py file, or a folder holding one")
     parser.add_argument("--weights", type=Path, metavar="FILE", help="points per check (TOML); equal by default")
     parser.add_argument("--json", metavar="FILE", help="write every report and the summary as JSON ('-': stdout)")
-    parser.add_argument("--gradescope", type=Path, metavar="DIR", help="write Gradescope's results.json into DIR")
+    parser.add_argument(
+        "--gradescope",
+        type=Path,
+        metavar="DIR",
+        help="write Gradescope's results.json into DIR; for several submissions, one folder each: "
+        "DIR/<submission path, separators made _>/results.json (alice/dedup.py -> DIR/alice_dedup.py/)",
+    )
+    parser.add_argument(
+        "--html", metavar="FILE", help="write the batch as one self-contained HTML page to FILE (plots, feedback)"
+    )
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE ('-' for stdout)")
     parser.add_argument("--csv", metavar="FILE", help="write one row of scores per submission to FILE ('-' for stdout)")
     parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
@@ -141,7 +150,7 @@ def diagnoser() -> Diagnoser:
 def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shard: str) -> None:
     rows = [csv_report.row(report, shard) for report in reports]
     summary = summarize(rows)
-    console = Console(stderr=to_stdout(args.json, args.csv, args.junit), soft_wrap=False)
+    console = Console(stderr=to_stdout(args.json, args.csv, args.junit, args.html), soft_wrap=False)
     for report in reports if len(reports) == 1 else []:
         terminal.print_report(console, report, show_student_output=args.show_student_output)
     if len(reports) > 1:
@@ -156,6 +165,10 @@ def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shar
         write_output(args.csv, csv_report.render(rows))
     if args.junit:
         write_output(args.junit, junit.render(reports))
+    if args.html:
+        from dedup_harness.grade.reports import html  # matplotlib and Jinja2: imported only when a page is asked for
+
+        write_output(args.html, html.render(reports, summary))
     if args.gradescope:
         for report in reports:
             folder = args.gradescope if len(reports) == 1 else args.gradescope / safe_name(report.submission)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.commands.outputs import append_output, fail, to_stdout, write_output
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core.catalogue import CatalogueError
 from dedup_harness.core.kill_matrix import write_kill_matrix
@@ -33,7 +33,12 @@ HELP = "run the suite against the canary, the reference and every mutant; print 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", metavar="FILE", help="write the kill matrix as JSON to FILE ('-' for stdout)")
-    parser.add_argument("--markdown", metavar="FILE", help="write a Markdown summary to FILE ('-' for stdout)")
+    parser.add_argument(
+        "--markdown",
+        metavar="FILE",
+        help="append a Markdown summary to FILE (as to $GITHUB_STEP_SUMMARY; - for stdout)",
+    )
+    parser.add_argument("--html", metavar="FILE", help="write the kill matrix as a self-contained HTML page to FILE")
     parser.add_argument("--stryker", metavar="FILE", help="write a Stryker mutation-testing report (schema 2) to FILE")
     parser.add_argument(
         "--target", metavar="ROOT", action="append", default=[], help="one more implementation root to run (repeatable)"
@@ -98,11 +103,15 @@ def _report(matrix: Matrix, args: argparse.Namespace, spans: dict[str, list[Span
     if args.json:
         write_output(args.json, json.dumps(to_json(matrix), indent=2) + "\n")
     if args.markdown:
-        write_output(args.markdown, to_markdown(matrix))
+        append_output(args.markdown, to_markdown(matrix))
+    if args.html:
+        from dedup_harness.verify import html  # matplotlib and Jinja2: imported only when a page is asked for
+
+        write_output(args.html, html.render(matrix))
     if args.stryker:
         write_output(args.stryker, json.dumps(to_stryker(matrix, spans, layout.impl_root), indent=2) + "\n")
     # The table is for people: on stdout, unless stdout carries a machine format.
-    elsewhere = to_stdout(args.json, args.markdown, args.stryker)
+    elsewhere = to_stdout(args.json, args.markdown, args.stryker, args.html)
     console = Console(stderr=elsewhere)
     if not console.is_terminal:
         console = Console(stderr=elsewhere, width=120)  # a log file or a pipe: no reason to squeeze the table

@@ -44,6 +44,7 @@ class CaseRecord:
     outcome: Outcome
     message: str = ""  # the exception's own text: an assertion's message, or what crashed
     falsifying: str = ""  # the notes Hypothesis attaches: the shrunk example that fails
+    seconds: float = 0.0  # how long the case's phase took (pytest's own measure): a timing field
 
 
 def classify(excinfo: pytest.ExceptionInfo[BaseException] | None) -> Outcome:
@@ -64,8 +65,9 @@ def is_assertion(error: BaseException) -> bool:
 
 def case_record(nodeid: str, call: pytest.CallInfo[None]) -> CaseRecord:
     outcome = classify(call.excinfo) if call.when == "call" else Outcome.ERROR
+    seconds = round(call.duration, 3)
     if call.excinfo is None:
-        return CaseRecord(nodeid, outcome)
+        return CaseRecord(nodeid, outcome, seconds=seconds)
     error = call.excinfo.value
     others = ""
     if isinstance(error, BaseExceptionGroup):
@@ -74,7 +76,7 @@ def case_record(nodeid: str, call: pytest.CallInfo[None]) -> CaseRecord:
         error = error.exceptions[0]
     message = f"{type(error).__name__}: {error}"
     notes = "\n".join(str(note) for note in getattr(error, "__notes__", [])) + others
-    return CaseRecord(nodeid, outcome, message[:4000], notes[:4000])
+    return CaseRecord(nodeid, outcome, message[:4000], notes[:4000], seconds)
 
 
 @dataclass(eq=False)  # pytest keeps plugins in sets: identity, not value, makes one

@@ -172,6 +172,7 @@ def from_result(
                 events=events.get(name, []),
                 minimal_case=minimal_cases.get(name),
             ),
+            seconds=result.check_seconds(name),
         )
         for n, name in enumerate(CHECKS, start=1)
     ]

@@ -28,6 +28,7 @@ class CheckReport:
     score: float
     max_score: float
     feedback: CheckFeedback | None  # None when the check passed
+    seconds: float = 0.0  # a timing field: how long the check's cases ran in the suite process
 
 
 @dataclass

@@ -5,6 +5,10 @@ mutants placed on the lines they change. A mutant is ``Killed`` when every check
 entry names failed by an assertion, ``Survived`` when one did not, ``Timeout`` when a named check
 ran out of time, ``CompileError`` when the mutant could not be imported or collected, ``Ignored``
 when its diff no longer applies. ``killedBy`` lists every check that failed, ``coveredBy`` every check.
+
+Each hunk of a mutant's diff is one entry, placed tightly on the characters it changes
+(``verify.spans``): the first hunk carries the mutant's id, the others ``id.2``, ``id.3``, and all of
+them its status. ``config`` says how many mutants and entries there are and why they differ.
 """
 
 from __future__ import annotations
@@ -42,16 +46,19 @@ def to_stryker(matrix: Matrix, spans: dict[str, list[Span]], impl_root: Path) ->
         mutant = row.target.mutant
         assert mutant is not None
         state, reason = status(row)
-        where = spans.get(mutant.id) or [Span(name, 1, 2, "") for name in mutant.files]
-        for n, span in enumerate(where):
+        where = spans.get(mutant.id) or [Span(name, 1, 1, 1, 1, "") for name in mutant.files]
+        for n, span in enumerate(where, start=1):
             entry = files.setdefault(span.file, _file(impl_root, span.file))
             entry["mutants"].append(
                 {
-                    "id": mutant.id if n == 0 else f"{mutant.id}.{n + 1}",
-                    "mutatorName": f"{mutant.id}: {mutant.title}",
-                    "description": mutant.pitfall,
+                    "id": mutant.id if n == 1 else f"{mutant.id}.{n}",
+                    "mutatorName": f"{mutant.id}: {mutant.title}" + (f" (hunk {n} of {len(where)})" if n > 1 else ""),
+                    "description": mutant.pitfall + _parts_note(mutant.id, n, len(where)),
                     "replacement": span.replacement,
-                    "location": {"start": {"line": span.start, "column": 1}, "end": {"line": span.end, "column": 1}},
+                    "location": {
+                        "start": {"line": span.start_line, "column": span.start_column},
+                        "end": {"line": span.end_line, "column": span.end_column},
+                    },
                     "status": state,
                     "statusReason": reason,
                     "killedBy": row.kills(),
@@ -67,7 +74,24 @@ def to_stryker(matrix: Matrix, spans: dict[str, list[Span]], impl_root: Path) ->
         "files": dict(sorted(files.items())),
         "testFiles": _test_files(matrix),
         "framework": {"name": "dedup-harness verify"},
+        "config": {"mutants": len(matrix.mutant_rows()), "entries": _entries(files), "why": ENTRIES_NOTE},
     }
+
+
+ENTRIES_NOTE = (
+    "One entry per hunk: a hand-written mutant whose diff changes n separate places shows as n entries "
+    "(id, id.2, ... id.n) that share its one status, so the entries outnumber the mutants by the extra hunks."
+)
+
+
+def _parts_note(mutant_id: str, n: int, hunks: int) -> str:
+    if hunks == 1:
+        return ""
+    return f" ({mutant_id} changes {hunks} separate places; this is hunk {n}, and every hunk shares its status)"
+
+
+def _entries(files: dict[str, dict[str, Any]]) -> int:
+    return sum(len(entry["mutants"]) for entry in files.values())
 
 
 def _file(impl_root: Path, name: str) -> dict[str, Any]:

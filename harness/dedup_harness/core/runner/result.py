@@ -28,6 +28,10 @@ class SuiteResult:
     def failed(self) -> frozenset[str]:
         return frozenset(name for name, outcome in self.outcomes.items() if outcome is Outcome.FAILED)
 
+    def check_seconds(self, check: str) -> float:
+        """How long a check's cases ran, as the outcome recorder measured them (0 when none was recorded)."""
+        return round(sum(float(case.get("seconds", 0.0)) for case in self.cases.get(check, [])), 3)
+
 
 def fold(cases: Sequence[Mapping[str, Any]]) -> Outcome:
     """One outcome for a check from the outcomes of its cases."""

@@ -2,7 +2,12 @@
 
 Written with the standard library's ElementTree: the format needs a handful of elements and no
 library does them better. A failed check is a ``failure``; a crash or a timeout is an ``error``.
-Timing lives only in the ``time`` attributes.
+Timing lives only in the ``time`` attributes: a testcase's is how long the check's cases ran.
+
+What the readers need, checked against them in the tests: the root ``testsuites`` carries the totals
+(tests, failures, errors, time; Jenkins' junit-10.xsd allows no ``skipped`` there, and grading skips
+nothing, so each ``testsuite`` says ``skipped="0"``); property names are unique across the whole file,
+because readers such as xunitparser merge every suite's properties into one table.
 """
 
 from __future__ import annotations
@@ -13,11 +18,16 @@ from collections.abc import Sequence
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.report import GradeReport, Status
 
+TOTALS = ("tests", "failures", "errors")
+
 
 def render(reports: Sequence[GradeReport]) -> str:
     suites = ET.Element("testsuites", name="dedup-harness grade")
     for report in reports:
         suites.append(_suite(report))
+    for total in TOTALS:
+        suites.set(total, str(sum(int(suite.get(total, "0")) for suite in suites)))
+    suites.set("time", f"{sum(float(suite.get('time', '0')) for suite in suites):.3f}")
     ET.indent(suites)
     declaration, _, body = ET.tostring(suites, encoding="unicode", xml_declaration=True).partition("\n")
     warning = reports[0].warning if reports else ""
@@ -46,9 +56,12 @@ def _suite(report: GradeReport) -> ET.Element:
         ("max_score", f"{report.max_score:g}"),
         ("fails_like", " ".join(d.mutant for d in report.diagnosis if d.exact)),
     ):
-        ET.SubElement(properties, "property", name=name, value=value)
+        # One property table per file for some readers: the submission's name keeps each name unique.
+        ET.SubElement(properties, "property", name=f"{report.submission}: {name}", value=value)
     for check in report.checks:
-        case = ET.SubElement(suite, "testcase", classname=report.submission, name=check.name, time="0")
+        case = ET.SubElement(
+            suite, "testcase", classname=report.submission, name=check.name, time=f"{check.seconds:.3f}"
+        )
         if check.outcome is Outcome.PASSED or check.feedback is None:
             continue
         tag = "failure" if check.outcome is Outcome.FAILED else "error"

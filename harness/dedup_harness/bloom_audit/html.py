@@ -1,0 +1,110 @@
+"""``audit-bloom --html FILE``: each audited filter on one self-contained page, with plots.
+
+Per target: the false-positive rate its sizing promises against the one it delivered, case by case
+in order of size (log scale; a case that saw no false positive is drawn at half of one hit, hollow),
+with the binomial tolerance the verdict allowed; the fraction of its bits that can be reached, per
+size family (the worst case of each family); the faults found, each once; and the full case table.
+The datatrove bloommask report follows when it ran.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from markupsafe import Markup
+
+from dedup_harness import __version__
+from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
+from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
+from dedup_harness.core import pages, svg
+
+
+def render(reports: Sequence[AuditReport], bloommask: BloommaskReport | None) -> str:
+    with svg.plotting():
+        targets = [(report, _shipped(report), rate_plot(report), reach_plot(report)) for report in reports]
+    return pages.render(
+        pages.environment(__package__ or ""),
+        "audit.html.j2",
+        title="dedup-harness audit-bloom: " + ", ".join(r.target for r in reports),
+        version=__version__,
+        targets=targets,
+        bloommask=bloommask,
+        passed=all(r.passed for r in reports),
+    )
+
+
+def _shipped(report: AuditReport) -> list[CaseReport]:
+    return sorted((row for row in report.rows if not row.control), key=lambda row: (row.size, row.case))
+
+
+def rate_plot(report: AuditReport) -> Markup:
+    rows = _shipped(report)
+    labels = [f"{row.family}\n{row.size:,}" for row in rows]
+    positions = range(len(rows))
+    floor = [0.5 / row.queries for row in rows]  # half a hit: where "none seen" sits on a log axis
+    fig = svg.figure(max(6.0, 0.62 * len(rows) + 1.5) + 1.6, 3.6, left=0.8, bottom=0.7)
+    ax = fig.subplots()
+    ax.set_yscale("log")
+    promised = [row.promised_rate for row in rows]
+    ax.scatter(
+        positions, promised, marker="o", s=80, facecolors="none", edgecolors="#0969da", label="promised", zorder=5
+    )
+    ax.scatter(
+        positions,
+        [max(row.tolerated / row.queries, f) for row, f in zip(rows, floor, strict=True)],
+        marker="_",
+        s=200,
+        color="#57606a",
+        label="tolerated (binomial)",
+        zorder=2,
+    )
+    seen = [(x, row) for x, row in zip(positions, rows, strict=True) if row.false_positives]
+    unseen = [(x, f) for x, row, f in zip(positions, rows, floor, strict=True) if not row.false_positives]
+    colours = ["#cf222e" if row.verdict == "fail" else "#1a7f37" for _, row in seen]
+    ax.scatter(
+        [x for x, _ in seen],
+        [row.delivered_rate for _, row in seen],
+        marker="D",
+        color=colours,
+        label="delivered",
+        zorder=4,
+    )
+    if unseen:
+        ax.scatter(
+            [x for x, _ in unseen],
+            [f for _, f in unseen],
+            marker="D",
+            facecolors="none",
+            edgecolors="#1a7f37",
+            label="delivered: none seen",
+            zorder=4,
+        )
+    ax.set_xticks(list(positions), labels, fontsize=7)
+    ax.set_ylabel("false-positive rate (log)")
+    ax.set_title(f"{report.target}: promised against delivered false-positive rate, by size", loc="left")
+    ax.legend(fontsize=7, frameon=False, loc="lower left", bbox_to_anchor=(1.0, 0.0))
+    fig.subplots_adjust(right=1 - 1.6 / fig.get_figwidth())  # room for the legend on the right
+    return svg.to_svg(fig, label=f"{report.target} promised against delivered rate")
+
+
+def reach_plot(report: AuditReport) -> Markup | None:
+    """The worst fraction of reachable bits in each size family; None when the filter exposes no indexes."""
+    worst: dict[str, float] = {}
+    for row in _shipped(report):
+        if row.reachable_bits is None or not row.allocated_bits:
+            continue
+        fraction = row.reachable_bits / row.allocated_bits
+        worst[row.family] = min(fraction, worst.get(row.family, 1.0))
+    if not worst:
+        return None
+    left = svg.text_width(worst)
+    fig = svg.figure(left + 4.5, 0.35 * len(worst) + 1.1, left=left, bottom=0.55)
+    ax = fig.subplots()
+    families = list(reversed(worst))
+    values = [worst[f] for f in families]
+    bars = ax.barh(families, values, color=["#1a7f37" if v >= 1 else "#cf222e" for v in values])
+    ax.bar_label(bars, labels=[f"{v:.2g}" for v in values], padding=2, fontsize=8)
+    ax.set_xlim(0, 1.1)
+    ax.set_xlabel("reachable bits / allocated bits (worst case of the family)")
+    ax.set_title(f"{report.target}: reachable bits per size family", loc="left")
+    return svg.to_svg(fig, label=f"{report.target} reachable bits per size family")

@@ -1,0 +1,25 @@
+"""HTML pages from Jinja2 templates: one environment per capability, autoescaping on, one shared layout.
+
+A capability keeps its templates in a ``templates/`` folder beside its modules (package data, in the
+wheel); ``layout.html.j2`` here holds what every page shares: the styles, the sortable tables, and
+nothing loaded from elsewhere (a page is one file that works offline).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
+
+
+def environment(package: str) -> Environment:
+    """Templates of ``package`` (its ``templates/`` folder) and the shared layout, autoescaped."""
+    loader = ChoiceLoader([PackageLoader(package, "templates"), PackageLoader(__package__ or "", "templates")])
+    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["g"] = lambda value: f"{value:g}"
+    env.filters["percent"] = lambda value: f"{100 * value:.0f}%"
+    return env
+
+
+def render(env: Environment, template: str, **context: Any) -> str:
+    return env.get_template(template).render(**context)

@@ -1,0 +1,103 @@
+"""What a batch of grades says about the class: scores, each check's failure rate, pitfalls, refused attempts.
+
+The HTML report's data, apart from how it is drawn. Rates count graded submissions only (a harness
+error says nothing about the student). Refused attempts are the worker's ``attempt`` events, which the
+grader turns into lines ``attempt: <detail>`` (``grader.from_sidecar``) under the check that was
+running, or among the problems when no check was.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dedup_harness.core.checks import REGISTRY
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.report import GradeReport, Status
+
+ATTEMPT = "attempt: "  # how a refused attempt reads in a report (grader.from_sidecar: "<kind>: <detail>")
+
+
+@dataclass(frozen=True)
+class CheckRate:
+    number: int
+    name: str
+    asserts: str
+    lost: int  # graded submissions that did not pass it
+    graded: int
+
+    @property
+    def rate(self) -> float:
+        return self.lost / self.graded if self.graded else 0.0
+
+
+@dataclass(frozen=True)
+class Pitfall:
+    mutant: str
+    pitfall: str
+    exact: int  # submissions that fail exactly like the mutant
+    partly: int  # submissions whose failures contain the mutant's
+
+    @property
+    def total(self) -> int:
+        return self.exact + self.partly
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One submission: its report, the anchor of its section, what it lost and what it tried."""
+
+    anchor: str
+    report: GradeReport
+    lost: tuple[int, ...]  # the numbers of the checks it did not pass
+    attempts: tuple[str, ...]
+
+    @property
+    def fails_like(self) -> str:
+        return " ".join(d.mutant for d in self.report.diagnosis if d.exact)
+
+
+@dataclass(frozen=True)
+class ClassView:
+    entries: tuple[Entry, ...]
+    rates: tuple[CheckRate, ...]
+    pitfalls: tuple[Pitfall, ...]  # most submissions first
+
+    @property
+    def graded(self) -> list[GradeReport]:
+        return [e.report for e in self.entries if e.report.status is Status.GRADED]
+
+    @property
+    def flagged(self) -> list[Entry]:
+        return [e for e in self.entries if e.attempts]
+
+
+def class_view(reports: Sequence[GradeReport]) -> ClassView:
+    entries = tuple(_entry(n, report) for n, report in enumerate(reports, start=1))
+    graded = [r for r in reports if r.status is Status.GRADED]
+    rates = tuple(
+        CheckRate(check.number, check.name, check.asserts, sum(check.name in r.lost() for r in graded), len(graded))
+        for check in REGISTRY
+    )
+    return ClassView(entries, rates, pitfalls(graded))
+
+
+def pitfalls(graded: Sequence[GradeReport]) -> tuple[Pitfall, ...]:
+    """Every mutant some submission fails like, by how many submissions show it (exact matches first)."""
+    exact: Counter[str] = Counter()
+    partly: Counter[str] = Counter()
+    words: dict[str, str] = {}
+    for report in graded:
+        for diagnosis in report.diagnosis:
+            (exact if diagnosis.exact else partly)[diagnosis.mutant] += 1
+            words[diagnosis.mutant] = diagnosis.pitfall
+    found = [Pitfall(m, words[m], exact[m], partly[m]) for m in words]
+    return tuple(sorted(found, key=lambda p: (-p.total, -p.exact, p.mutant)))
+
+
+def _entry(n: int, report: GradeReport) -> Entry:
+    lost = tuple(c.number for c in report.checks if c.outcome is not Outcome.PASSED)
+    lines = [*report.problems, *(p for c in report.checks if c.feedback for p in c.feedback.problems)]
+    attempts = tuple(dict.fromkeys(line[len(ATTEMPT) :] for line in lines if line.startswith(ATTEMPT)))
+    return Entry(f"submission-{n}", report, lost, attempts)

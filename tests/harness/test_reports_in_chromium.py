@@ -1,0 +1,158 @@
+"""The --html pages opened from a file in headless Chromium: no console error, nothing fetched, every plot drawn,
+the submissions table sorts, every link lands. A screenshot of each page is kept as a CI artifact."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from chromium import Browser, Page, chromium, executable
+from consumers import NODE_MODULES_ENV, consumer_path, judged_catalogue, stryker_report
+from dedup_harness.bloom_audit import html as audit_html
+from dedup_harness.bloom_audit.audit import audit
+from dedup_harness.bloom_audit.cases import Case
+from dedup_harness.bloom_audit.filters import resolve_target
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.reports import csv_report
+from dedup_harness.grade.reports import html as grade_html
+from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.verify import html as verify_html
+from grade_fakes import buggy_report, report
+
+ARTIFACTS = Path(os.environ.get("CI_ARTIFACTS") or Path(__file__).resolve().parents[2] / ".artifacts") / "browser"
+LOCAL = ("file:", "data:", "about:")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    path = executable()
+    if path is None:
+        pytest.skip("no Chromium on this machine: `apt-get install chromium` (.ci/run does, as root), or set CHROMIUM")
+    with chromium(path) as running:
+        yield running
+
+
+def opened(browser: Browser, page_file: Path) -> Page:
+    page = browser.open(page_file.resolve().as_uri())
+    assert page.errors == [], "the console stays clean"
+    assert [url for url in page.requests if not url.startswith(LOCAL)] == [], "the page fetches nothing from elsewhere"
+    return page
+
+
+def plots(page: Page) -> list[tuple[str, int, int]]:
+    """Each inline plot's label and drawn size in pixels."""
+    return [
+        (label, width, height)
+        for label, width, height in page.evaluate(
+            "Array.from(document.querySelectorAll('svg.plot'), s => {"
+            " const r = s.getBoundingClientRect(); return [s.getAttribute('aria-label'), r.width, r.height]; })"
+        )
+    ]
+
+
+def keep(page: Page, name: str) -> None:
+    shot = page.screenshot(ARTIFACTS / f"{name}.png")
+    assert shot.stat().st_size > 10_000, "a screenshot with something on it"
+
+
+def grade_page(folder: Path) -> Path:
+    reports = [report(name=f"student{n:02d}/dedup.py") for n in range(1, 9)]
+    reports += [buggy_report(f"student{n:02d}/dedup.py") for n in range(9, 13)]
+    reports.append(report({CHECKS[0]: Outcome.FAILED}, name="student13/dedup.py", problems=["attempt: connect()"]))
+    page = folder / "grade.html"
+    page.write_text(grade_html.render(reports, summarize([csv_report.row(r, "1/1") for r in reports])))
+    return page
+
+
+def test_the_grade_page_draws_its_plots_sorts_its_table_and_links_every_submission(
+    browser: Browser, tmp_path: Path
+) -> None:
+    page = opened(browser, grade_page(tmp_path))
+    drawn = plots(page)
+    assert [label for label, _, _ in drawn] == ["score distribution", "failure rate per check", "pitfalls ranked"]
+    assert all(width > 200 and height > 100 for _, width, height in drawn)
+    column = (
+        "Array.from(document.querySelectorAll('#submissions-table tbody tr'), r => Number(r.cells[1].dataset.sort))"
+    )
+    header = "document.querySelector('#submissions-table thead th:nth-child(2)')"
+    assert page.evaluate(column) != sorted(page.evaluate(column)), "the rows do not start in score order"
+    page.evaluate(f"{header}.click()")
+    assert page.evaluate(column) == sorted(page.evaluate(column))
+    page.evaluate(f"{header}.click()")
+    assert page.evaluate(column) == sorted(page.evaluate(column), reverse=True)
+    assert page.evaluate(f"{header}.getAttribute('aria-sort')") == "descending"
+    links = "Array.from(document.querySelectorAll('a[href^=\"#\"]'))"
+    dangling = f"{links}.filter(a => !document.getElementById(a.hash.slice(1))).length"
+    assert page.evaluate(dangling) == 0
+    keep(page, "grade")
+
+
+def test_the_verify_page_draws_the_heat_map_and_the_kill_counts(browser: Browser, tmp_path: Path) -> None:
+    matrix, _ = judged_catalogue(tmp_path / "mutants")
+    (tmp_path / "verify.html").write_text(verify_html.render(matrix))
+    page = opened(browser, tmp_path / "verify.html")
+    assert [label for label, width, height in plots(page) if width > 200 and height > 100] == [
+        "kill matrix heat map",
+        "kill counts per check",
+    ]
+    assert page.evaluate("document.querySelectorAll('#targets-table tbody tr').length") == 16
+    keep(page, "verify")
+
+
+def broken_filters() -> str:
+    """The module name of the Bloom audit's own broken filters (tests/bloom/broken_filters.py), imported."""
+    name = "broken_filters"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).parents[1] / "bloom" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        sys.modules[name] = module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return name
+
+
+def test_the_audit_page_draws_rates_and_reach_for_each_target(browser: Browser, tmp_path: Path) -> None:
+    cases = [
+        Case("power of two", 1024, 107, 0.0101),
+        Case("all-ones", 1023, 71, 0.000989),
+        Case("prime", 1031, 516, 0.394),
+    ]
+    masked = f"{broken_filters()}:MaskIndexFilter"
+    reports = [audit(resolve_target(name), cases=cases) for name in ("reference", masked)]
+    (tmp_path / "audit.html").write_text(audit_html.render(reports, None))
+    page = opened(browser, tmp_path / "audit.html")
+    labels = [label for label, width, height in plots(page) if width > 200 and height > 100]
+    assert labels == [
+        "reference promised against delivered rate",
+        "reference reachable bits per size family",
+        f"{masked} promised against delivered rate",
+        f"{masked} reachable bits per size family",
+    ]
+    assert "index reduced by a mask" in page.evaluate("document.querySelector('#target-2').textContent")
+    keep(page, "audit")
+
+
+def test_mutation_testing_elements_renders_the_stryker_report_offline(browser: Browser, tmp_path: Path) -> None:
+    """Stryker's own viewer (npm's mutation-testing-elements, from a file) reads our report: every entry killed."""
+    viewer = consumer_path(NODE_MODULES_ENV, "mutation-testing-elements/dist/mutation-test-elements.js")
+    document = json.dumps(stryker_report(tmp_path / "mutants"))
+    app = "document.querySelector('mutation-test-report-app')"
+    (tmp_path / "stryker.html").write_text(
+        '<!DOCTYPE html><html><head><meta charset="utf-8"></head><body>'
+        '<mutation-test-report-app titlePostfix="dedup-harness verify">'
+        f'</mutation-test-report-app><script src="{viewer.resolve().as_uri()}"></script>'
+        f"<script>{app}.report = {document};</script></body></html>",
+        encoding="utf-8",
+    )
+    page = opened(browser, tmp_path / "stryker.html")
+    metrics = page.evaluate(f"{app}.updateComplete.then(() => {app}.rootModel.systemUnderTestMetrics.metrics)")
+    entries = json.loads(document)["config"]["entries"]
+    assert (metrics["killed"], metrics["survived"], metrics["totalMutants"]) == (entries, 0, entries)
+    assert metrics["mutationScore"] == 100
+    keep(page, "stryker")
