@@ -75,6 +75,12 @@ def test_the_reference_imports_only_the_standard_library_and_itself() -> None:
     assert offenders(modules(DATA_ROOT / "impl"), allowed) == []
 
 
+def test_the_external_sort_imports_only_the_standard_library_and_corpus() -> None:
+    """Its corpus package is its own files plus the reference's (through __path__), nothing of the harness."""
+    found = offenders(modules(DATA_ROOT / "impl_external"), lambda path, name: is_stdlib(name) or under(name, "corpus"))
+    assert found == []
+
+
 def test_the_oracle_shares_nothing_with_the_reference_but_doc() -> None:
     """An oracle that shares code with what it checks shares its bugs."""
     assert (

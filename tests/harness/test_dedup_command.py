@@ -152,3 +152,42 @@ def test_the_output_of_a_stdin_run_reads_back_as_a_corpus(monkeypatch: pytest.Mo
     assert main(["dedup", "-", "-o", str(out), "-q"]) == 0
     ids = [r["id"] for r in records_of(out)]
     assert len(ids) == 179 and ids == sorted(ids)  # the fixture's kept documents, in input order
+
+
+def spool_while_writing(monkeypatch: pytest.MonkeyPatch, spool: Path) -> list[list[str]]:
+    """What the stage's spool folder holds when the command writes its first record."""
+    seen: list[list[str]] = []
+    real = jsonl.write_record
+
+    def looking(out: Any, record: dict[str, Any]) -> None:
+        if not seen:
+            (folder,) = spool.iterdir()
+            seen.append(left_in(folder))
+        real(out, record)
+
+    monkeypatch.setattr(jsonl, "write_record", looking)
+    return seen
+
+
+@pytest.mark.parametrize(
+    ("flags", "spool_files"),
+    [
+        ([], "docs.jsonl and the marks' sorted runs"),  # the external sort (impl_external/)
+        (["--reference"], "docs.jsonl and digests.bin"),  # the reference, its marks in memory
+    ],
+)
+def test_the_external_sort_runs_by_default_and_the_reference_one_flag_away(
+    flags: list[str], spool_files: str, tmp_path: Path, spool: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = spool_while_writing(monkeypatch, spool)
+    out, stats = tmp_path / "out.jsonl", tmp_path / "stats.json"
+    argv = ["dedup", str(FIXTURE), "-o", str(out), "--spool-dir", str(spool), "--stats", str(stats), "-q", *flags]
+    assert main(argv) == 0
+    assert out.read_bytes() == expected_output(FIXTURE.read_bytes().splitlines(keepends=True))
+    assert json.loads(stats.read_text())["duplicate_paragraphs"] > 0
+    (files,) = seen
+    if flags:
+        assert files == ["digests.bin", "docs.jsonl"], spool_files
+    else:
+        assert files[0] == "docs.jsonl" and files[1:] and all(f.startswith("run-") for f in files[1:]), files
+    assert left_in(spool) == []

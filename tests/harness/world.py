@@ -62,7 +62,13 @@ def make_world(root: Path) -> Layout:
     for name in ("s07", "s08"):
         shutil.copyfile(MUTANTS_DIR / f"{name}.diff", mutants / f"{name}.diff")
     (mutants / "kill_matrix.json").write_text(json.dumps(KILL_SETS), encoding="utf-8")
-    return Layout(impl_root=root / "impl", suite_dir=root / "tests" / "suite", mutants_dir=mutants, checks=CHECKS)
+    return Layout(
+        impl_root=root / "impl",
+        external_root=None,  # the small world has one implementation
+        suite_dir=root / "tests" / "suite",
+        mutants_dir=mutants,
+        checks=CHECKS,
+    )
 
 
 def edit(path: Path, old: str, new: str) -> None:

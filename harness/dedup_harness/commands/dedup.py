@@ -1,8 +1,11 @@
-"""`dedup-harness dedup IN.jsonl`: the reference stage over a JSON Lines corpus.
+"""`dedup-harness dedup IN.jsonl`: the external-sort stage (impl_external/) over a JSON Lines corpus.
 
-Reads ``{"id", "text", "meta"}`` records (``-`` is standard input), writes the deduplicated corpus
-(``-o``, standard output by default) and prints the stage's stats on stderr when it is done. A file
-output appears only when the run succeeds; an error or Ctrl-C leaves neither it nor a spool behind.
+Its memory is the filter plus fixed buffers, whatever the corpus's size or duplication;
+``--reference`` runs the reference stage instead (the same output and stats; it holds the candidates
+in memory). Reads ``{"id", "text", "meta"}`` records (``-`` is standard input), writes the
+deduplicated corpus (``-o``, standard output by default) and prints the stage's stats on stderr when
+it is done. A file output appears only when the run succeeds; an error or Ctrl-C leaves neither it
+nor a spool behind.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from dedup_harness.commands.progress import Progress
 from dedup_harness.core import jsonl, reference
 from dedup_harness.core.atomic import atomic_file
 
-HELP = "run the reference exact-dedup stage on a JSON Lines corpus"
+HELP = "run the exact-dedup stage (the external sort; --reference for the reference) on a JSON Lines corpus"
 
 STDIO = "-"
 
@@ -36,6 +39,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--spool-dir", metavar="D", help="where the temporary spool lives (default: the temp folder)")
     parser.add_argument("--stats", metavar="FILE", help="also write the stats as JSON to FILE")
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="run the reference stage (the course's, candidates in memory) instead of the external sort",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress and no stats table on stderr")
 
 
@@ -53,8 +61,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _dedup(args: argparse.Namespace) -> dict[str, Any]:
-    stage = reference.load("corpus.dedup")
-    doc = reference.load("corpus.doc")
+    stage = reference.reference_stage() if args.reference else reference.external_stage()
     if args.spool_dir is not None and not Path(args.spool_dir).is_dir():
         raise ValueError(f"--spool-dir {args.spool_dir}: not a folder")
     stats: dict[str, Any] = {}
@@ -63,7 +70,7 @@ def _dedup(args: argparse.Namespace) -> dict[str, Any]:
         progress = stack.enter_context(Progress("dedup", quiet=args.quiet))
         progress.phase("spooling", unit="documents read")
         records = jsonl.read_records(_counted(source, progress), source=_name(args.input))
-        docs = (doc.Doc(r["id"], r["text"], r["meta"]) for r in records)
+        docs = (stage.Doc(r["id"], r["text"], r["meta"]) for r in records)
         # closing(): an error or Ctrl-C while we write still closes the stage, which removes its spool.
         kept = stack.enter_context(
             contextlib.closing(

@@ -1,6 +1,6 @@
-"""`dedup-harness verify`: the canary, the reference and every mutant through the suite; the kill matrix.
+"""`dedup-harness verify`: the canary, both implementations and every mutant through the suite; the kill matrix.
 
-Exit status: 0 when the reference passes every check and every mutant fails the checks its catalogue
+Exit status: 0 when the reference and the external sort pass every check and every mutant fails the checks its catalogue
 entry names (and nothing else is breached: the canary fails every check, every diff applies, no
 mutant is broken, the committed kill matrix is current); 1 on any breach; 2 when verify itself
 cannot run (a bad catalogue, a bad --target, git missing).

@@ -9,6 +9,7 @@ _INSTALLED = PACKAGE_DIR / "_data"
 
 DATA_ROOT = _INSTALLED if _INSTALLED.is_dir() else PACKAGE_DIR.parent.parent
 IMPL_ROOT = DATA_ROOT / "impl"
+IMPL_EXTERNAL_ROOT = DATA_ROOT / "impl_external"  # the external-sort implementation, beside the reference
 ORACLE_DIR = DATA_ROOT / "oracle"
 MUTANTS_DIR = DATA_ROOT / "mutants"
 TESTS_DIR = DATA_ROOT / "tests"

@@ -1,13 +1,14 @@
-"""The reference implementation (impl/corpus), imported from the root this installation carries."""
+"""The implementations this installation carries (impl/ and impl_external/), imported from their roots."""
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
 import sys
+from pathlib import Path
 from types import ModuleType
 
-from dedup_harness.core.paths import IMPL_ROOT, ORACLE_DIR
+from dedup_harness.core.paths import IMPL_EXTERNAL_ROOT, IMPL_ROOT, ORACLE_DIR
 
 
 def load(module: str = "corpus.dedup") -> ModuleType:
@@ -18,31 +19,46 @@ def load(module: str = "corpus.dedup") -> ModuleType:
     return importlib.import_module(module)
 
 
-REFERENCE_STAGE = "dedup_harness_reference_stage"  # the reference's stage, once loaded beside another root's
 ORACLE = "oracle"
-_loaded: dict[str, ModuleType] = {}
+_stages: dict[Path, ModuleType] = {}
 
 
 def reference_stage() -> ModuleType:
-    """The reference's ``corpus.dedup``, with the reference's own doc, hashing and filter, in any process.
+    """The reference's ``corpus.dedup``, with the reference's own doc, hashing and filter, in any process."""
+    return stage_of(IMPL_ROOT)
 
-    When another root's ``corpus`` is the one imported here (a submission's, or a mutant's that
-    changed the filter), the reference's package is imported for a moment in its place and the
-    other root's modules are put back after: the reference keeps what it bound as it was imported.
+
+def external_stage() -> ModuleType:
+    """The external-sort implementation's ``corpus.dedup`` (impl_external/), in any process."""
+    return stage_of(IMPL_EXTERNAL_ROOT)
+
+
+def stage_of(root: Path) -> ModuleType:
+    """``root``'s ``corpus.dedup``, imported with that root's own ``corpus`` package, once per process.
+
+    When another root's ``corpus`` is the one imported here (the reference's, a submission's, or a
+    mutant's that changed the filter), ``root``'s package is imported for a moment in its place and
+    the other root's modules are put back after: the stage keeps what it bound as it was imported.
+    Its documents are its own ``Doc`` class (``stage.Doc``), not the other root's.
     """
-    if REFERENCE_STAGE not in _loaded:
-        saved = {name: module for name, module in sys.modules.items() if name == "corpus" or name.startswith("corpus.")}
+    root = root.resolve()
+    if root not in _stages:
+        saved = {name: module for name, module in sys.modules.items() if _is_corpus(name)}
         for name in saved:
             del sys.modules[name]
-        sys.path.insert(0, str(IMPL_ROOT))
+        sys.path.insert(0, str(root))
         try:
-            _loaded[REFERENCE_STAGE] = importlib.import_module("corpus.dedup")
+            _stages[root] = importlib.import_module("corpus.dedup")
         finally:
-            sys.path.remove(str(IMPL_ROOT))
-            for name in [n for n in sys.modules if n == "corpus" or n.startswith("corpus.")]:
+            sys.path.remove(str(root))
+            for name in [n for n in sys.modules if _is_corpus(n)]:
                 del sys.modules[name]
             sys.modules.update(saved)
-    return _loaded[REFERENCE_STAGE]
+    return _stages[root]
+
+
+def _is_corpus(name: str) -> bool:
+    return name == "corpus" or name.startswith("corpus.")
 
 
 def oracle() -> ModuleType:

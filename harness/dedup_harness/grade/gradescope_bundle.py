@@ -26,7 +26,7 @@ from dedup_harness import __version__
 from dedup_harness.core.paths import DATA_ROOT, PACKAGE_DIR
 
 SOURCE = "dedup-harness"  # the folder in the zip holding the installable source tree
-DATA_FOLDERS = ("impl", "oracle", "mutants", "tests", "fixtures")
+DATA_FOLDERS = ("impl", "impl_external", "oracle", "mutants", "tests", "fixtures")
 STAMP = (1980, 1, 1, 0, 0, 0)
 SKIP = {"__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 

@@ -105,7 +105,10 @@ def findings(matrix: Matrix) -> list[str]:
         lines.append(f"{len(matrix.breaches)} breach(es):")
         lines.extend(f"  {breach.line()}" for breach in matrix.breaches)
     else:
-        lines.append("no breach: the reference passes every check and every mutant fails the checks that name it")
+        lines.append(
+            "no breach: the reference and the external sort pass every check; "
+            "every mutant fails the checks that name it"
+        )
     return lines
 
 
