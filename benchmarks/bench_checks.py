@@ -1,0 +1,92 @@
+"""Benchmark: what each check of the suite costs, as CPU seconds and as a share of the whole suite.
+
+Run with ``python benchmarks/bench_checks.py [--rounds N] [--profile ci]``. Each round runs the suite
+against the reference in a fresh interpreter (as bench_verify's baseline does) with a small plugin
+that times every test's setup, call and teardown in CPU seconds (``time.process_time``: other work
+on the machine stretches wall time, not this) and sums them by check. The medians over the rounds
+are printed as a table and as JSON. A new check's growth of the suite is its cost over the cost of
+the others: the budget issues 13 and 16 set is 10 percent. The figures are printed, not asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROUND = """
+import json, os, sys, time
+import pytest
+from dedup_harness.core.paths import SUITE_DIR
+
+class CheckTimes:
+    def __init__(self):
+        self.cpu = {}
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item, nextitem):
+        started = time.process_time()
+        yield
+        name = item.originalname
+        self.cpu[name] = self.cpu.get(name, 0.0) + time.process_time() - started
+
+times = CheckTimes()
+started = time.process_time()
+code = pytest.main([
+    str(SUITE_DIR), "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+    "-c", os.devnull, f"--rootdir={SUITE_DIR.parent}", f"--confcutdir={SUITE_DIR.parent}",
+], plugins=[times])
+with open(sys.argv[1], "w", encoding="utf-8") as out:
+    json.dump({"total": time.process_time() - started, "checks": times.cpu, "code": int(code)}, out)
+"""
+
+
+def one_round(scratch: str, profile: str) -> tuple[float, dict[str, float]]:
+    """One run of the suite: (its CPU seconds, each check's CPU seconds)."""
+    path = os.path.join(scratch, "round.json")
+    env = {**os.environ, "DEDUP_HARNESS_PROFILE": profile}
+    subprocess.run([sys.executable, "-c", ROUND, path], env=env, capture_output=True, text=True, check=True)
+    with open(path, encoding="utf-8") as f:
+        found = json.load(f)
+    if found["code"] != 0:
+        raise SystemExit("bench_checks: the suite failed against the reference; nothing to measure")
+    return float(found["total"]), {name: float(cpu) for name, cpu in found["checks"].items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=5, help="measure this many times; report the medians")
+    parser.add_argument("--profile", default="ci", help="the Hypothesis profile (default ci, as verify's baseline)")
+    args = parser.parse_args()
+    from dedup_harness.core.checks import CHECKS
+
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as scratch:
+        rounds = [one_round(scratch, args.profile) for _ in range(args.rounds)]
+    total = statistics.median(suite for suite, _ in rounds)
+    cost = {c: statistics.median(checks.get(c, 0.0) for _, checks in rounds) for c in CHECKS}
+    checks_total = sum(cost.values())
+    # growth: what the check adds to the suite without it (the suite's total less the check's cost)
+    print(f"{'#':>3}  {'check':<48} {'CPU s':>7} {'share':>7} {'growth':>7}")
+    for number, check in enumerate(CHECKS, start=1):
+        share, growth = cost[check] / total, cost[check] / (total - cost[check])
+        print(f"{number:>3}  {check:<48} {cost[check]:>7.3f} {share:>7.1%} {growth:>7.1%}")
+    print(f"     {'(session: collection, plugins, teardown)':<48} {total - checks_total:>7.3f}")
+    print(f"     {'the whole suite':<48} {total:>7.3f}")
+    figures = {
+        "profile": args.profile,
+        "rounds": args.rounds,
+        "load_average_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
+        "suite_cpu_seconds": round(total, 3),
+        "check_cpu_seconds": {c: round(s, 3) for c, s in cost.items()},
+    }
+    print(json.dumps(figures, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
