@@ -6,26 +6,42 @@ Exit status 0 on success, 2 when the bundle cannot be written.
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from dedup_harness.commands.outputs import fail
+from dedup_harness.grade.bundle_wheels import WheelsError
 from dedup_harness.grade.gradescope_bundle import build
 from dedup_harness.grade.scoring import WeightsError, load_weights
 
-HELP = "write the Gradescope autograder bundle (setup.sh, run_autograder, this harness)"
+HELP = "write the Gradescope autograder bundle (setup.sh, run_autograder, the harness, the wheels it was tested with)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", type=Path, metavar="OUT.zip", help="where to write the bundle")
     parser.add_argument("--weights", type=Path, metavar="FILE", help="points per check (TOML) for the bundle to use")
+    parser.add_argument(
+        "--python",
+        metavar="X.Y",
+        type=_python_version,
+        help="the CPython the image will run, for the bundle's wheels (default: this one, the version tested)",
+    )
+
+
+def _python_version(text: str) -> str:
+    major, _, minor = text.partition(".")
+    if not (major == "3" and minor.isdigit() and int(minor) >= 11):
+        raise argparse.ArgumentTypeError(f"{text!r}: a CPython version 3.11 or later, as X.Y")
+    return text
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         if args.weights:
             load_weights(args.weights)  # refuse a bad file now, not on Gradescope
-        count = build(args.out, weights=args.weights)
-    except (WeightsError, OSError) as exc:
+        print("gradescope-bundle: gathering the tested releases' wheels from pip's index (about 50 MB)", file=sys.stderr)
+        count = build(args.out, weights=args.weights, python=args.python)
+    except (WeightsError, OSError, LookupError, WheelsError) as exc:
         return fail("gradescope-bundle", exc)
     print(f"wrote {args.out} ({count} files): upload it as the autograder of a Gradescope programming assignment")
     return 0

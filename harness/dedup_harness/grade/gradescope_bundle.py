@@ -1,31 +1,37 @@
 """The Gradescope autograder bundle: a zip with ``setup.sh`` and ``run_autograder`` at its root.
 
-Gradescope runs every submission in its own container; the bundle is all it needs. It carries this
-harness as an installable source tree in the installed layout (the package with its ``_data``: the
-reference, the suite, the fixture, the mutants), so it can be built from a checkout or from an
-installed copy alike. The two scripts live beside this module (``gradescope_scripts/``), each
-saying what it does: ``setup.sh`` gets a Python >= 3.11, bubblewrap where it can, installs the
-harness where the worker's uid cannot read it and grades the bundled reference once (a setup that
-cannot grade fails the build, never a student's grade); ``run_autograder`` grades
-``$ROOT/submission`` into ``$ROOT/results/results.json`` (``ROOT`` is ``/autograder`` unless
-``DEDUP_HARNESS_AUTOGRADER_ROOT`` says otherwise, which is how the tests run it). The zip is
-reproducible: sorted entries, fixed timestamps.
+Gradescope runs every submission in its own container; the bundle is all it needs, the network
+included: it carries exactly what was tested here (``bundle_wheels.py``): this harness's wheel (the
+package with its ``_data``: the reference, the suite, the fixture, the mutants; built from a checkout
+or from an installed copy alike), the wheel of every release of the installed dependency set for
+the image's Python, ``requirements.lock`` with their hashes, and ``provenance.json`` (the harness's
+version, that Python, the releases and their digest). The two scripts live beside this module
+(``gradescope_scripts/``), each saying what it does: ``setup.sh`` gets that Python, bubblewrap where
+it can, installs the wheels without an index where the worker's uid cannot read them, checks the
+installed set against the digest and grades the bundled reference once (a setup that cannot grade
+fails the build, never a student's grade); ``run_autograder`` grades ``$ROOT/submission`` into
+``$ROOT/results/results.json`` (``ROOT`` is ``/autograder`` unless ``DEDUP_HARNESS_AUTOGRADER_ROOT``
+says otherwise, which is how the tests run it). The zip's entries are sorted, with fixed timestamps.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
+import json
 import shutil
 import stat
-import tomllib
+import sys
+import tempfile
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from dedup_harness import __version__
 from dedup_harness.core.paths import DATA_ROOT, PACKAGE_DIR
+from dedup_harness.core.provenance import provenance, runtime_requirements
+from dedup_harness.grade import bundle_wheels
 
-SOURCE = "dedup-harness"  # the folder in the zip holding the installable source tree
+SOURCE = "dedup-harness"  # the harness's source tree, staged to build its wheel
+WHEELS = "wheels"  # the folder in the zip holding every wheel setup.sh installs
 DATA_FOLDERS = ("impl", "impl_external", "oracle", "mutants", "tests", "fixtures")
 STAMP = (1980, 1, 1, 0, 0, 0)
 SKIP = {"__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
@@ -35,7 +41,7 @@ SCRIPTS = Path(__file__).with_name("gradescope_scripts")  # setup.sh and run_aut
 
 def pyproject() -> str:
     """The bundled source tree's build file: the same name, version, dependencies and script."""
-    dependencies = ", ".join(f'"{d}"' for d in runtime_dependencies())
+    dependencies = ", ".join(f'"{d}"' for d in runtime_requirements())
     return (
         '[build-system]\nrequires = ["hatchling>=1.21"]\nbuild-backend = "hatchling.build"\n\n'
         f'[project]\nname = "dedup-harness"\nversion = "{__version__}"\nrequires-python = ">=3.11"\n'
@@ -45,24 +51,15 @@ def pyproject() -> str:
     )
 
 
-def runtime_dependencies() -> list[str]:
-    """What ``pip install`` of this project pulls in, without the extras."""
-    project = DATA_ROOT / "pyproject.toml"
-    if project.is_file():  # a checkout: the project file is the truth
-        return list(tomllib.loads(project.read_text(encoding="utf-8"))["project"]["dependencies"])
-    requires = importlib.metadata.requires("dedup-harness") or []
-    return [r for r in requires if "extra ==" not in r]
-
-
 def package_files() -> Iterator[tuple[str, Path]]:
-    """(name in the zip, file on disk) for the package in its installed layout."""
+    """(path in the source tree, file on disk) for the package in its installed layout."""
     for path in _files(PACKAGE_DIR):
         relative = path.relative_to(PACKAGE_DIR)
         if relative.parts[0] != "_data":
-            yield f"{SOURCE}/dedup_harness/{relative.as_posix()}", path
+            yield f"dedup_harness/{relative.as_posix()}", path
     for folder in DATA_FOLDERS:
         for path in _files(DATA_ROOT / folder):
-            yield f"{SOURCE}/dedup_harness/_data/{folder}/{path.relative_to(DATA_ROOT / folder).as_posix()}", path
+            yield f"dedup_harness/_data/{folder}/{path.relative_to(DATA_ROOT / folder).as_posix()}", path
 
 
 def _files(folder: Path) -> Iterator[Path]:
@@ -71,17 +68,49 @@ def _files(folder: Path) -> Iterator[Path]:
             yield path
 
 
-def build(out: Path, *, weights: Path | None = None) -> int:
-    """Write the bundle to ``out``; returns the number of files in it."""
-    entries: list[tuple[str, bytes, bool]] = [
-        ("setup.sh", (SCRIPTS / "setup.sh").read_bytes(), True),
-        ("run_autograder", (SCRIPTS / "run_autograder").read_bytes(), True),
-        (f"{SOURCE}/pyproject.toml", pyproject().encode(), False),
-        (f"{SOURCE}/README.md", b"The dedup-harness grader, bundled for Gradescope.\n", False),
-    ]
+def python_now() -> str:
+    """This interpreter's version as "3.11": the one the tests ran on, so the one the bundle targets."""
+    return f"{sys.version_info.major}.{sys.version_info.minor}"
+
+
+def build(out: Path, *, weights: Path | None = None, python: str | None = None) -> int:
+    """Write the bundle to ``out`` for CPython ``python`` (this one's by default); returns its file count."""
+    python = python or python_now()
+    tested = provenance(python)  # a dependency that is not installed here is a LookupError
+    with tempfile.TemporaryDirectory(prefix="dedup-harness-bundle-") as scratch:
+        source, wheels = Path(scratch) / SOURCE, Path(scratch) / WHEELS
+        stage_source(source)
+        bundle_wheels.gather(tested.dependencies, python, source, wheels)
+        entries: list[tuple[str, bytes, bool]] = [
+            ("setup.sh", (SCRIPTS / "setup.sh").read_bytes(), True),
+            ("run_autograder", (SCRIPTS / "run_autograder").read_bytes(), True),
+            ("requirements.lock", bundle_wheels.lock(wheels).encode(), False),
+            ("provenance.json", _provenance_json(tested.version, python, tested.dependencies, tested.digest), False),
+        ]
+        entries += [(f"{WHEELS}/{w.name}", w.read_bytes(), False) for w in sorted(wheels.glob("*.whl"))]
     if weights is not None:
         entries.append(("weights.toml", weights.read_bytes(), False))
-    entries += [(name, path.read_bytes(), False) for name, path in package_files()]
+    _write_zip(out, entries)
+    return len(entries)
+
+
+def stage_source(folder: Path) -> None:
+    """The harness's source tree in its installed layout, with a build file: what its wheel is built from."""
+    folder.mkdir(parents=True)
+    (folder / "pyproject.toml").write_text(pyproject(), encoding="utf-8")
+    (folder / "README.md").write_text("The dedup-harness grader, bundled for Gradescope.\n", encoding="utf-8")
+    for name, path in package_files():
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+
+
+def _provenance_json(version: str, python: str, dependencies: tuple[str, ...], digest: str) -> bytes:
+    document = {"harness_version": version, "python": python, "dependencies": list(dependencies), "digest": digest}
+    return (json.dumps(document, indent=2) + "\n").encode()
+
+
+def _write_zip(out: Path, entries: list[tuple[str, bytes, bool]]) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
     with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
@@ -91,4 +120,3 @@ def build(out: Path, *, weights: Path | None = None) -> int:
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, data)
     shutil.move(partial, out)
-    return len(entries)

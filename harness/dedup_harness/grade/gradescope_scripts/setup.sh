@@ -1,28 +1,39 @@
 #!/usr/bin/env bash
 # Gradescope runs this once, as root, when it builds the autograder image (Ubuntu 22.04 by default;
 # older images are 18.04 and 20.04). It fails the build, loudly, whenever the image could not grade:
-# a setup problem must never reach a student's grade.
+# a setup problem must never reach a student's grade. It needs no network but for apt (a Python,
+# bubblewrap): the harness and every Python package it runs on come from the bundle.
 #
-#  1. A Python >= 3.11 that every user can run (the grading worker runs as its own unprivileged uid):
-#     one already on PATH; else apt: python3.12 (Ubuntu 24.04's own), python3.11 (Ubuntu 22.04's
-#     universe); else the deadsnakes PPA (Ubuntu 18.04 and 20.04 have no 3.11 in their own archive).
+#  1. The Python the bundle was tested on (provenance.json: "python", e.g. 3.11), which every user
+#     can run (the grading worker runs as its own unprivileged uid): one already on PATH; else apt
+#     (python3.11 is in Ubuntu 22.04's universe, python3.12 is 24.04's own); else the deadsnakes PPA.
 #  2. bubblewrap where apt has it (the strongest isolation tier; Gradescope's containers may forbid
 #     its namespaces, and the grader then falls back to Landlock and seccomp, probing at run time).
-#  3. The bundled harness, into a venv only root can read: the reference stays out of the worker's
-#     reach whatever the tier. The bundle's own source folder is closed the same way.
-#  4. The bundled reference graded once, through the preflight: full marks, or the build fails.
+#  3. The bundle's wheels (wheels/: the harness and exactly the releases it was tested with), with
+#     pip's index off and every hash checked (requirements.lock), into a venv only root can read: the
+#     reference stays out of the worker's reach whatever the tier. The bundle's folder is closed too.
+#  4. The installed set checked against provenance.json's digest: the same releases, or the build fails.
+#  5. The bundled reference graded once, through the preflight: full marks, or the build fails.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 venv="${DEDUP_HARNESS_VENV:-/autograder/dedup-harness-venv}"
 
 say() { echo "setup.sh: $*" >&2; }
 
+# The tested version, read without a Python (there may be none yet): "python": "3.11" in provenance.json.
+target="$(sed -n 's/^ *"python": "\([0-9.]*\)".*/\1/p' "$here/provenance.json")"
+if [ -z "$target" ]; then
+    say "FAILED: provenance.json names no Python version: the bundle is damaged; build it again"
+    exit 1
+fi
+
 suitable() {
-    "$1" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info < (3, 11))' >/dev/null 2>&1
+    "$1" -c 'import sys, venv, ensurepip; sys.exit(sys.version_info[:2] != tuple(map(int, sys.argv[1].split("."))))' \
+        "$target" >/dev/null 2>&1
 }
 
 find_python() {
-    for candidate in python3.14 python3.13 python3.12 python3.11 python3; do
+    for candidate in "python$target" python3; do
         if command -v "$candidate" >/dev/null && suitable "$(command -v "$candidate")"; then
             command -v "$candidate"
             return 0
@@ -34,22 +45,20 @@ find_python() {
 python="$(find_python || true)"
 if [ -z "$python" ] && command -v apt-get >/dev/null; then
     apt-get update -qq || say "apt-get update failed; trying what the image's lists hold"
-    for version in 3.12 3.11; do
-        if apt-get install -y -qq "python$version" "python$version-venv"; then break; fi
-    done
+    apt-get install -y -qq "python$target" "python$target-venv" || say "apt has no python$target here"
     python="$(find_python || true)"
     if [ -z "$python" ]; then
-        say "no Python >= 3.11 in this image's archive: trying the deadsnakes PPA"
+        say "no Python $target in this image's archive: trying the deadsnakes PPA"
         apt-get install -y -qq software-properties-common \
             && add-apt-repository -y ppa:deadsnakes/ppa \
             && apt-get update -qq \
-            && apt-get install -y -qq python3.11 python3.11-venv \
+            && apt-get install -y -qq "python$target" "python$target-venv" \
             || say "the deadsnakes PPA could not be used"
         python="$(find_python || true)"
     fi
 fi
 if [ -z "$python" ]; then
-    say "FAILED: no Python >= 3.11 with venv could be installed; choose a newer base image (Ubuntu 22.04)"
+    say "FAILED: no Python $target with venv could be installed (the bundle's wheels are for $target); choose Ubuntu 22.04, or build the bundle with --python for this image's Python"
     exit 1
 fi
 say "the grader and its worker run on $python ($("$python" -c 'import sys; print(sys.version.split()[0])'))"
@@ -59,9 +68,21 @@ if ! command -v bwrap >/dev/null && command -v apt-get >/dev/null; then
 fi
 
 "$python" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --upgrade pip
-"$venv/bin/python" -m pip install --quiet "$here/dedup-harness"
+# No index, and no other source pip may be configured with: the bundle's wheels, each hash checked.
+if ! PIP_CONFIG_FILE=/dev/null "$venv/bin/python" -m pip install --quiet --no-index --isolated \
+    --find-links "$here/wheels" --require-hashes --only-binary=:all: -r "$here/requirements.lock"; then
+    say "FAILED: the bundle's wheels could not be installed (pip's message is above)"
+    exit 1
+fi
 chmod -R go-rwx "$venv" "$here"
+
+installed="$("$venv/bin/python" -m dedup_harness.core.provenance | sed -n 's/.*"digest": "\([^"]*\)".*/\1/p')"
+tested="$(sed -n 's/^ *"digest": "\([^"]*\)".*/\1/p' "$here/provenance.json")"
+if [ "$installed" != "$tested" ]; then
+    say "FAILED: the installed dependency set ($installed) is not the tested one ($tested)"
+    exit 1
+fi
+say "installed without an index: the tested releases, dependencies $tested"
 
 reference="$("$venv/bin/python" -c 'from dedup_harness.core.paths import IMPL_ROOT; print(IMPL_ROOT / "corpus" / "dedup.py")')"
 report="$(mktemp)"
