@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.weights:
             load_weights(args.weights)  # refuse a bad file now, not on Gradescope
-        print("gradescope-bundle: gathering the tested releases' wheels from pip's index (about 50 MB)", file=sys.stderr)
+        print("gradescope-bundle: fetching the tested releases' wheels from pip's index (50 MB)", file=sys.stderr)
         count = build(args.out, weights=args.weights, python=args.python)
     except (WeightsError, OSError, LookupError, WheelsError) as exc:
         return fail("gradescope-bundle", exc)
