@@ -175,8 +175,10 @@ def test_run_autograder_grades_the_submission_into_results_json(bundle: Path, in
     assert results["stdout_visibility"] == "hidden"
     assert isinstance(results["execution_time"], (int, float))
     assert [t["number"] for t in results["tests"]] == [str(n) for n in range(1, len(CHECKS) + 1)]
+    failed = {t["name"]: t.get("output", "")[:2000] for t in results["tests"] if t["status"] == "failed"}
+    assert list(failed) == ["test_the_spool_is_removed"], failed
     spool = results["tests"][10]
-    assert (spool["name"], spool["status"], spool["score"]) == ("test_the_spool_is_removed", "failed", 0)
+    assert (spool["name"], spool["score"]) == ("test_the_spool_is_removed", 0)
     assert results["score"] == pytest.approx(100 - spool["max_score"], abs=1e-3)
     assert spool["max_score"] == pytest.approx(300 / (len(CHECKS) + 2), abs=1e-3)
 
