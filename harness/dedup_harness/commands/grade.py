@@ -13,7 +13,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.commands.arguments import count, seconds
+from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
 from dedup_harness.commands.progress import Progress
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
@@ -36,9 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE ('-' for stdout)")
     parser.add_argument("--csv", metavar="FILE", help="write one row of scores per submission to FILE ('-' for stdout)")
     parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
-    parser.add_argument("--jobs", type=int, default=default_jobs(), metavar="N", help="submissions graded at once")
+    parser.add_argument("--jobs", type=count, default=default_jobs(), metavar="N", help="submissions graded at once")
     parser.add_argument(
-        "--timeout", type=float, default=GradingOptions.timeout, metavar="SECONDS", help="wall time per submission"
+        "--timeout", type=seconds, default=GradingOptions.timeout, metavar="SECONDS", help="wall time per submission"
     )
     parser.add_argument(
         "--show-student-output", action="store_true", help="print what submissions printed (hidden by default)"
@@ -46,26 +47,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        weights = load_weights(args.weights) if args.weights else equal_weights()
-        shard = parse_shard(args.shard) if args.shard else ALL
-    except (WeightsError, ShardError) as exc:
-        return fail("grade", exc, HARNESS_ERROR)
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         return fail("grade", f"no such file or folder: {', '.join(missing)}", HARNESS_ERROR)
-    options = GradingOptions(weights, diagnoser(), timeout=args.timeout)
-    chosen = shard.select(sorted(set(args.paths)))
-    with Progress("grade") as progress:
-        progress.phase("submissions", total=len(chosen))
-        reports = grade_batch(
-            chosen,
-            options,
-            jobs=args.jobs,
-            on_done=lambda r: progress.finished(f"{r.submission}: {r.score:g}/{r.max_score:g}"),
-        )
-    write_outputs(args, reports, str(shard))
+    with Outputs("grade") as outputs:
+        try:
+            weights = load_weights(args.weights) if args.weights else equal_weights()
+            shard = parse_shard(args.shard) if args.shard else ALL
+            declare_outputs(outputs, args)
+        except (WeightsError, ShardError, OutputError) as exc:
+            return fail("grade", exc, HARNESS_ERROR)
+        options = GradingOptions(weights, diagnoser(), timeout=args.timeout)
+        chosen = shard.select(sorted(set(args.paths)))
+        try:
+            with Progress("grade") as progress:
+                progress.phase("submissions", total=len(chosen))
+                reports = grade_batch(
+                    chosen,
+                    options,
+                    jobs=args.jobs,
+                    on_done=lambda r: progress.finished(f"{r.submission}: {r.score:g}/{r.max_score:g}"),
+                )
+            write_outputs(args, reports, str(shard), outputs)
+        except (OutputError, OSError) as exc:  # OSError: no fork server (a temp folder whose path is too long)
+            return fail("grade", exc, HARNESS_ERROR)
     return HARNESS_ERROR if any(r.status is Status.HARNESS_ERROR for r in reports) else 0
+
+
+def declare_outputs(outputs: Outputs, args: argparse.Namespace) -> None:
+    """Every output of the run, checked before the first submission is graded."""
+    outputs.file("--json", args.json)
+    outputs.file("--csv", args.csv)
+    outputs.file("--junit", args.junit)
+    outputs.folder("--gradescope", args.gradescope)
 
 
 def diagnoser() -> Diagnoser:
@@ -76,7 +90,8 @@ def diagnoser() -> Diagnoser:
         return no_diagnoser()
 
 
-def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shard: str) -> None:
+def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shard: str, outputs: Outputs) -> None:
+    """The terminal report, then every output file, written together."""
     rows = [csv_report.row(report, shard) for report in reports]
     summary = summarize(rows)
     console = Console(stderr=to_stdout(args.json, args.csv, args.junit), soft_wrap=False)
@@ -89,16 +104,16 @@ def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shar
         f"{summary['full_marks']} with full marks, mean {summary['mean_score']:g} / {summary['max_score']:g}"
     )
     if args.json:
-        write_output(args.json, json_report.render(reports, summary))
+        outputs.put("--json", json_report.render(reports, summary))
     if args.csv:
-        write_output(args.csv, csv_report.render(rows))
+        outputs.put("--csv", csv_report.render(rows))
     if args.junit:
-        write_output(args.junit, junit.render(reports))
+        outputs.put("--junit", junit.render(reports))
     if args.gradescope:
         for report in reports:
-            folder = args.gradescope if len(reports) == 1 else args.gradescope / safe_name(report.submission)
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / "results.json").write_text(gradescope.render(report), encoding="utf-8")
+            folder = "." if len(reports) == 1 else safe_name(report.submission)
+            outputs.put_in_folder("--gradescope", f"{folder}/results.json", gradescope.render(report))
+    outputs.commit()
 
 
 def safe_name(submission: str) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dedup_harness.commands.outputs import fail
+from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.grade.gradescope_bundle import build
 from dedup_harness.grade.scoring import WeightsError, load_weights
 
@@ -21,11 +21,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        if args.weights:
-            load_weights(args.weights)  # refuse a bad file now, not on Gradescope
-        count = build(args.out, weights=args.weights)
-    except (WeightsError, OSError) as exc:
-        return fail("gradescope-bundle", exc)
+    with Outputs("gradescope-bundle") as outputs:
+        try:
+            outputs.file("OUT.zip", args.out)  # a folder, or a path in a missing folder, is refused here
+            if args.weights:
+                load_weights(args.weights)  # refuse a bad file now, not on Gradescope
+            count = build(outputs.path("OUT.zip"), weights=args.weights)
+            outputs.commit()
+        except (WeightsError, OutputError, OSError) as exc:
+            return fail("gradescope-bundle", exc)
     print(f"wrote {args.out} ({count} files): upload it as the autograder of a Gradescope programming assignment")
     return 0

@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
 from dedup_harness.grade.reports import csv_report
 from dedup_harness.grade.reports.csv_report import CsvError
 from dedup_harness.grade.reports.summary import summarize
@@ -33,14 +33,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        rows, notes = merge_rows(args.shards)
-    except (CsvError, ShardError) as exc:
-        return fail("merge", exc)
-    summary = summarize(rows)
-    write_output(args.csv, csv_report.render(rows))
-    if args.json:
-        write_output(args.json, json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    with Outputs("merge") as outputs:
+        try:
+            outputs.file("--csv", args.csv)
+            outputs.file("--json", args.json)
+            rows, notes = merge_rows(args.shards)
+            summary = summarize(rows)
+            outputs.put("--csv", csv_report.render(rows))
+            if args.json:
+                outputs.put("--json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
+            outputs.commit()
+        except (CsvError, ShardError, OutputError) as exc:
+            return fail("merge", exc)
     console = Console(stderr=to_stdout(args.csv, args.json))
     for note in notes:
         console.print(note)

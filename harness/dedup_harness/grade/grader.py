@@ -18,6 +18,7 @@ from multiprocessing.context import ForkServerContext
 from pathlib import Path
 from typing import Any
 
+from dedup_harness.core import scratch_dirs
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
@@ -73,7 +74,7 @@ def grade(
     """
     started = time.monotonic()
     label = name if name is not None else str(path)
-    with tempfile.TemporaryDirectory(prefix="dedup-harness-grade-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("grade")) as scratch:
         try:
             submission = prepare(path, Path(scratch))
         except SubmissionError as exc:  # nothing to run: a verdict of zero, with the reason

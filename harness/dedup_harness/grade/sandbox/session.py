@@ -35,6 +35,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from dedup_harness.core import scratch_dirs
 from dedup_harness.core.paths import DATA_ROOT, PACKAGE_DIR
 from dedup_harness.grade import worker
 from dedup_harness.grade.sandbox.limits import Limits, prctl_function, set_limits
@@ -48,22 +49,16 @@ from dedup_harness.grade.sandbox.tiers import (
     unshare_prefix,
     unshare_works,
 )
-from dedup_harness.grade.sandbox.users import UID_BASE, drop_privileges, is_root, kill_uid, worker_uid
+from dedup_harness.grade.sandbox.users import drop_privileges, kill_uid, sweep_stale_workers, worker_uid
 
 WORKER_PACKAGE = Path(worker.__file__).resolve().parent
-SESSION_PREFIX = "dedup-harness-grade-"
-OWNER_FILE = "grader.pid"  # a session whose grader is gone is removed by the next grader
+SESSION = "session"  # the session folder's kind: dedup-harness-session-<grader pid>.<start>-...
 
 
 def sweep_stale_sessions() -> None:
-    """Remove what graders killed before they could clean up left: their workers and folders."""
-    for marker in Path(tempfile.gettempdir()).glob(f"{SESSION_PREFIX}*/{OWNER_FILE}"):
-        with contextlib.suppress(OSError, ValueError):
-            pid = int(marker.read_text(encoding="utf-8"))
-            if not Path(f"/proc/{pid}").exists():
-                if is_root():
-                    kill_uid(UID_BASE + pid)
-                shutil.rmtree(marker.parent, ignore_errors=True)
+    """Remove what graders killed before they could clean up left: their workers, then their folders."""
+    sweep_stale_workers()
+    scratch_dirs.sweep(Path(tempfile.gettempdir()))
 
 
 @dataclass
@@ -83,9 +78,8 @@ class Sandbox:
         self.limits = limits
         self.uid = worker_uid()
         sweep_stale_sessions()
-        self.session = Path(tempfile.mkdtemp(prefix=SESSION_PREFIX))
+        self.session = Path(tempfile.mkdtemp(prefix=scratch_dirs.prefix(SESSION)))
         self.session.chmod(0o711)
-        (self.session / OWNER_FILE).write_text(str(os.getpid()), encoding="utf-8")
         self.code = self.session / "code"
         self.home = self.session / "home"
         self.shared = self.session / "shared"

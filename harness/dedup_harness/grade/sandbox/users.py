@@ -13,6 +13,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from dedup_harness.core.scratch_dirs import start_ticks
+
 UID_BASE = 1_000_000  # worker uid = UID_BASE + the grader's pid: no two live graders share one
 
 
@@ -42,18 +44,37 @@ def drop_privileges(uid: int | None) -> list[str]:
     ]
 
 
-def processes_of(uid: int) -> list[int]:
-    """Live processes whose real uid is ``uid`` (read from /proc)."""
-    found = []
+def real_uids() -> dict[int, int]:
+    """The real uid of every live process, by pid (read from /proc)."""
+    found = {}
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
             lines = status.read_text().splitlines()
         except OSError:
             continue  # it ended while we looked
         uids = next((line.split()[1:] for line in lines if line.startswith("Uid:")), [])
-        if uids and int(uids[0]) == uid:
-            found.append(int(status.parent.name))
+        if uids:
+            found[int(status.parent.name)] = int(uids[0])
     return found
+
+
+def processes_of(uid: int) -> list[int]:
+    """Live processes whose real uid is ``uid``."""
+    return [pid for pid, owner in real_uids().items() if owner == uid]
+
+
+def sweep_stale_workers() -> None:
+    """As root: kill what the workers of graders that are gone left running (a worker's uid names its grader).
+
+    Only where the worker outlives its grader: as root, with no namespace to take it along (bubblewrap
+    and unshare end with the grader).
+    """
+    if not is_root():
+        return
+    pid_max = int(Path("/proc/sys/kernel/pid_max").read_text()) if Path("/proc/sys/kernel/pid_max").exists() else 0
+    for uid in sorted({owner for owner in real_uids().values() if UID_BASE < owner <= UID_BASE + pid_max}):
+        if start_ticks(uid - UID_BASE) is None:
+            kill_uid(uid)
 
 
 def kill_uid(uid: int) -> None:
