@@ -22,7 +22,7 @@ from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.report import GradeReport, Status
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit, terminal
 from dedup_harness.grade.reports.summary import summarize
-from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights
+from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights, out_of
 from dedup_harness.grade.shards import ALL, ShardError, parse_shard
 
 HELP = "grade submissions (a dedup.py, or a folder holding one): reports, scores, a batch summary"
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
                     chosen,
                     options,
                     jobs=args.jobs,
-                    on_done=lambda r: progress.finished(f"{r.submission}: {r.score:g}/{r.max_score:g}"),
+                    on_done=lambda r: progress.finished(f"{r.submission}: {out_of(r.score, r.max_score)}"),
                 )
             write_outputs(args, reports, str(shard), outputs)
         except (OutputError, OSError) as exc:  # OSError: no fork server (a temp folder whose path is too long)
@@ -101,7 +101,7 @@ def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shar
         terminal.print_batch(console, reports)
     console.print(
         f"{summary['graded']} graded, {summary['harness_errors']} harness errors, "
-        f"{summary['full_marks']} with full marks, mean {summary['mean_score']:g} / {summary['max_score']:g}"
+        f"{summary['full_marks']} with full marks, mean {summary['mean_score']} / {summary['max_score']}"
     )
     if args.json:
         outputs.put("--json", json_report.render(reports, summary))

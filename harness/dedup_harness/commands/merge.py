@@ -57,9 +57,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
     table.add_column("what")
     table.add_column("value", justify="right")
     for key in ("submissions", "graded", "harness_errors", "full_marks", "mean_score", "max_score"):
-        table.add_row(
-            key.replace("_", " "), f"{summary[key]:g}" if isinstance(summary[key], float) else str(summary[key])
-        )
+        table.add_row(key.replace("_", " "), str(summary[key]))
     for name, count in summary["passed_by_check"].items():
         table.add_row(f"passed {name}", str(count))
     for mutant, count in summary["fails_like"].items():

@@ -30,7 +30,7 @@ from dedup_harness.grade.minimize import plugin as minimize_plugin
 from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.plugin import plugin_args
 from dedup_harness.grade.report import CheckReport, GradeReport, Status
-from dedup_harness.grade.scoring import Weights
+from dedup_harness.grade.scoring import ZERO, Weights
 from dedup_harness.grade.submission import SubmissionError, prepare
 
 OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
@@ -153,7 +153,7 @@ def from_result(
             number=n,
             name=name,
             outcome=result.outcomes[name],
-            score=options.weights.points[name] if result.outcomes[name] is Outcome.PASSED else 0.0,
+            score=options.weights.points[name] if result.outcomes[name] is Outcome.PASSED else ZERO,
             max_score=options.weights.points[name],
             feedback=check_feedback(
                 name,
@@ -217,14 +217,14 @@ def unrunnable(label: str, options: GradingOptions, problems: list[str], *, harn
     reason = "The check did not run: " + ("the grader failed." if harness_error else "the submission cannot be graded.")
     checks = [
         CheckReport(
-            n, name, Outcome.ERROR, 0.0, options.weights.points[name], CheckFeedback(asserts(name), (reason,), "")
+            n, name, Outcome.ERROR, ZERO, options.weights.points[name], CheckFeedback(asserts(name), (reason,), "")
         )
         for n, name in enumerate(CHECKS, start=1)
     ]
     return GradeReport(
         submission=label,
         status=Status.HARNESS_ERROR if harness_error else Status.GRADED,
-        score=0.0,
+        score=ZERO,
         max_score=options.weights.max_score,
         checks=checks,
         problems=problems,

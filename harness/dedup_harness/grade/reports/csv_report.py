@@ -14,6 +14,7 @@ from pathlib import Path
 
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.scoring import points_text
 
 FIXED: tuple[str, ...] = (
     "submission",
@@ -34,8 +35,8 @@ def row(report: GradeReport, shard: str) -> dict[str, str]:
         "submission": report.submission,
         "shard": shard,
         "status": str(report.status),
-        "score": f"{report.score:g}",
-        "max_score": f"{report.max_score:g}",
+        "score": points_text(report.score),
+        "max_score": points_text(report.max_score),
         "fails_like": " ".join(d.mutant for d in report.diagnosis if d.exact),
         "fails_partly_like": " ".join(d.mutant for d in report.diagnosis if not d.exact),
         "problems": " | ".join(

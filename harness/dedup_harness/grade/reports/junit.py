@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.scoring import points_text
 
 
 def render(reports: Sequence[GradeReport]) -> str:
@@ -37,8 +38,8 @@ def _suite(report: GradeReport) -> ET.Element:
     properties = ET.SubElement(suite, "properties")
     for name, value in (
         ("status", str(report.status)),
-        ("score", f"{report.score:g}"),
-        ("max_score", f"{report.max_score:g}"),
+        ("score", points_text(report.score)),
+        ("max_score", points_text(report.max_score)),
         ("fails_like", " ".join(d.mutant for d in report.diagnosis if d.exact)),
     ):
         ET.SubElement(properties, "property", name=name, value=value)
