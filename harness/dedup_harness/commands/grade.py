@@ -17,6 +17,7 @@ from dedup_harness.commands.arguments import count, seconds
 from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
 from dedup_harness.commands.progress import Progress
 from dedup_harness.grade.batch import default_jobs, grade_batch
+from dedup_harness.grade.batch_identity import BatchIdentity, identify
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.report import GradeReport, Status
@@ -68,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
                     jobs=args.jobs,
                     on_done=lambda r: progress.finished(f"{r.submission}: {out_of(r.score, r.max_score)}"),
                 )
-            write_outputs(args, reports, str(shard), outputs)
+            write_outputs(args, reports, str(shard), outputs, identify(args.paths, weights))
         except (OutputError, OSError) as exc:  # OSError: no fork server (a temp folder whose path is too long)
             return fail("grade", exc, HARNESS_ERROR)
     return HARNESS_ERROR if any(r.status is Status.HARNESS_ERROR for r in reports) else 0
@@ -90,7 +91,9 @@ def diagnoser() -> Diagnoser:
         return no_diagnoser()
 
 
-def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shard: str, outputs: Outputs) -> None:
+def write_outputs(
+    args: argparse.Namespace, reports: Sequence[GradeReport], shard: str, outputs: Outputs, batch: BatchIdentity
+) -> None:
     """The terminal report, then every output file, written together."""
     rows = [csv_report.row(report, shard) for report in reports]
     summary = summarize(rows)
@@ -106,7 +109,7 @@ def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shar
     if args.json:
         outputs.put("--json", json_report.render(reports, summary))
     if args.csv:
-        outputs.put("--csv", csv_report.render(rows))
+        outputs.put("--csv", csv_report.render(rows, batch))
     if args.junit:
         outputs.put("--junit", junit.render(reports))
     if args.gradescope:
