@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -83,6 +85,24 @@ class TestWhereAtomicIsWrong:
         assert link.is_symlink() and os.readlink(link) == "real.jsonl"
         assert target.read_bytes() == corpus_out
         assert sorted(p.name for p in tmp_path.iterdir()) == ["link.jsonl", "real.jsonl"]
+
+    def test_a_link_to_a_device_is_written_through_and_stays_a_link(self, tmp_path: Path) -> None:
+        null, link = tmp_path / "null", tmp_path / "out.jsonl"
+        try:
+            os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        except PermissionError:
+            pytest.skip("making a device node needs root")
+        link.symlink_to(null)
+        assert main(["dedup", str(FIXTURE), "-o", str(link), "-q"]) == 0
+        assert link.is_symlink() and stat.S_ISCHR(null.lstat().st_mode)
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["null", "out.jsonl"]
+
+    def test_dev_stdout_is_written_through_to_standard_output(self, corpus_out: bytes) -> None:
+        """/dev/stdout is a link to a pipe with no name: it is opened, never replaced."""
+        argv = [sys.executable, "-m", "dedup_harness.cli", "dedup", str(FIXTURE), "-o", "/dev/stdout", "-q"]
+        done = subprocess.run(argv, capture_output=True)
+        assert (done.returncode, done.stderr) == (0, b"")
+        assert done.stdout == corpus_out
 
 
 class TestModes:

@@ -219,13 +219,15 @@ def _stage_folder(output: _Output, made: list[Path]) -> None:
 def _plan(option: str, given: str) -> _Output:
     """How the file ``given`` will be written, or an OutputError saying why it cannot be."""
     path = Path(given)
-    target = Path(os.path.realpath(path)) if path.is_symlink() else path
-    output = _Output(option, given, How.REPLACE, target)
+    # A link to a file (or to nowhere yet) is replaced where it points; a link to anything else, like
+    # /dev/stdout (whose target may have no name at all), is opened by its own name and written through.
+    resolved = Path(os.path.realpath(path)) if path.is_symlink() else path
+    output = _Output(option, given, How.REPLACE, resolved)
     try:
-        info = target.stat()
+        info = path.stat()
     except FileNotFoundError:
-        if not target.parent.is_dir():
-            raise OutputError(f"{output.where()}: no folder {target.parent}") from None
+        if not resolved.parent.is_dir():
+            raise OutputError(f"{output.where()}: no folder {resolved.parent}") from None
         return output
     except OSError as exc:
         raise OutputError(f"{output.where()}: {exc.strerror or exc}") from None
@@ -233,8 +235,8 @@ def _plan(option: str, given: str) -> _Output:
         raise OutputError(f"{output.where()}: is a folder")
     if stat.S_ISREG(info.st_mode):
         return output
-    output.how = How.THROUGH
-    if not os.access(target, os.W_OK):
+    output.how, output.target = How.THROUGH, path
+    if not os.access(path, os.W_OK):
         raise OutputError(f"{output.where()}: not writable")
     return output
 
