@@ -65,7 +65,7 @@ def run_on(tmp_path: Path, data: bytes, capsys: Any) -> tuple[int, str]:
         (b'{"id": "b", "text": "x", "meta": ' + b'{"k": ' * 100_000 + b"1" + b"}" * 100_001 + b"\n", "nested deeper"),
         (b'{"id": "b", "text": "x", "meta": {"k": ' + b"[" * 150 + b"]" * 150 + b"}}\n", "nested deeper"),
         (b'{"id": "b", "text": "x", "meta": {"score": NaN}}\n', "NaN is not a JSON number"),
-        (b'{"id": "b", "text": "x", "meta": {"big": 1e999}}\n', "which JSON cannot hold"),
+        (b'{"id": "b", "text": "x", "meta": {"big": 1e999}}\n', "the number 1e999 is out of range"),
         (b'{"id": "b", "text": "x\\ud800"}\n', "lone surrogate"),
         (b'{"id": "b", "text": "x", "meta": {"\\udc00": 1}}\n', "lone surrogate"),
         (b"\n" + GOOD, "line 2: a blank line"),
