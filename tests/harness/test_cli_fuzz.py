@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 import tempfile
 import zipfile
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import event, given, settings
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import currently_in_test_context
 
@@ -137,6 +138,8 @@ def check_run(root: Path, argv: list[str], stdin: bytes = b"") -> None:
         assert errors and errors == lines[-1:], (argv, err)  # one clear line, the last
     if status == 2:
         assert len(lines) == 1, (argv, err)  # refused before any work: nothing else was said
+    if status == 1 and argv[0] == "dedup":
+        assert re.search(r", line \d+: ", lines[-1]), (argv, err)  # a bad corpus: the line is named
     assert list((root / "tmp").iterdir()) == [], (argv, "left in the temp folder")
     new = contents(root) - before
     if status != 0:
@@ -207,6 +210,8 @@ def command_lines(draw: st.DrawFn) -> list[str]:
 
 
 GOOD_LINE = b'{"id": "a", "text": "one\\n\\ntwo", "meta": {"k": [1, 2.5, null]}}\n'
+DEEP = b'{"id": "c", "text": "x", "meta": ' + b'{"k": ' * 3000 + b"1" + b"}" * 3001 + b"\n"
+NOT_A_NUMBER = b'{"id": "c", "text": "x", "meta": {"n": NaN}}\n'
 BAD_LINES = st.sampled_from(
     [
         b"\n",
@@ -214,11 +219,11 @@ BAD_LINES = st.sampled_from(
         b"{not json\n",
         b"[1]\n",
         b'{"id": 1, "text": "x"}\n',
-        b'{"id": "c", "text": "x", "meta": {"n": NaN}}\n',
+        NOT_A_NUMBER,
         b'{"id": "c", "text": "x", "meta": {"n": 1e999}}\n',
         b'{"id": "c", "text": "\\ud800"}\n',
         b'{"id": "c", "text": "caf\xe9"}\n',
-        b'{"id": "c", "text": "x", "meta": ' + b'{"k": ' * 3000 + b"1" + b"}" * 3001 + b"\n",
+        DEEP,
         b'{"id": "c", "text": "x", "extra": 1}\n',
         b'{"id": "d", "text": "' + "é".encode() * 50 + b'"}',  # no final newline
     ]
@@ -229,6 +234,12 @@ LINES = st.one_of(GOOD_LINES, GOOD_LINES, BAD_LINES)
 
 @settings(FUZZ)
 @given(argv=command_lines())
+@example(argv=["dedup", "corpus.jsonl", "-o", "dir"])  # main replaced whatever -o named; a folder: a traceback
+@example(argv=["dedup", "corpus.jsonl", "--bloom-bytes-per-item", "1e-300"])  # refused only after spooling
+@example(argv=["dedup", "corpus.jsonl", "-o", "a.out", "--stats", "missing/x.out"])  # left a.out
+@example(argv=["grade", "dir", "--json", "file.txt/x.out"])  # a traceback after grading
+@example(argv=["gradescope-bundle", "dir"])  # a traceback
+@example(argv=["dedup"])  # argparse's usage and SystemExit
 def test_any_command_line_exits_0_1_or_2_with_one_clear_line_and_leaves_nothing(
     argv: list[str], tmp_path: Path, shard_text: str
 ) -> None:
@@ -238,6 +249,9 @@ def test_any_command_line_exits_0_1_or_2_with_one_clear_line_and_leaves_nothing(
 
 @settings(FUZZ)
 @given(lines=st.lists(LINES, max_size=6), to_stdout=st.booleans(), quiet=st.booleans())
+@example(lines=[DEEP], to_stdout=False, quiet=True)  # a RecursionError traceback on main
+@example(lines=[GOOD_LINE, NOT_A_NUMBER], to_stdout=False, quiet=True)  # named the document, not the line
+@example(lines=[GOOD_LINE, b"\n"], to_stdout=True, quiet=False)  # a trailing blank line was an error
 def test_any_json_lines_input_exits_0_1_or_2_with_one_clear_line_and_leaves_nothing(
     lines: list[bytes], to_stdout: bool, quiet: bool, tmp_path: Path, shard_text: str
 ) -> None:
