@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -145,6 +146,22 @@ class TestTogetherOrNotAtAll:
         assert main(["dedup", str(FIXTURE), "-o", str(out), "--stats", str(stats), "-q"]) != 0
         assert "No space left on device" in one_line(capsys.readouterr().err)
         assert list(tmp_path.iterdir()) == []
+
+    def test_a_signal_while_the_outputs_are_renamed_waits_until_all_are_in_place(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    ) -> None:
+        real_replace = os.replace
+
+        def signalled_first(source: Any, target: Any) -> None:
+            monkeypatch.setattr(os, "replace", real_replace)
+            os.kill(os.getpid(), signal.SIGTERM)  # handled between two bytecodes of the renaming
+            real_replace(source, target)
+
+        monkeypatch.setattr(os, "replace", signalled_first)
+        out, stats = tmp_path / "out.jsonl", tmp_path / "stats.json"
+        assert main(["dedup", str(FIXTURE), "-o", str(out), "--stats", str(stats), "-q"]) == 128 + signal.SIGTERM
+        assert "interrupted (SIGTERM)" in capsys.readouterr().err
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl", "stats.json"]
 
     def test_two_outputs_naming_one_file_are_refused(self, tmp_path: Path, capsys: Any) -> None:
         same = str(tmp_path / "same.json")

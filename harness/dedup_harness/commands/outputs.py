@@ -31,7 +31,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from dedup_harness.core import scratch_dirs
+from dedup_harness.core import scratch_dirs, signals
 
 STDOUT = "-"
 NEW_FILE_MODE = 0o666  # less the umask, as open() gives
@@ -166,9 +166,8 @@ class Outputs:
     # -- the end --------------------------------------------------------------------------------
 
     def commit(self) -> None:
-        """Write through, then rename every part over its target; on a failure undo the renames."""
-        renamed: list[Path] = []
-        made: list[Path] = []
+        """Write through, then rename every part over its target, together; on a failure undo the renames."""
+        made: list[Path] = []  # the folders a folder output needed
         current: _Output | None = None
         try:
             for current in self._outputs.values():
@@ -177,21 +176,21 @@ class Outputs:
             for current in self._outputs.values():
                 if current.how is not How.REPLACE:
                     _write_through(current)
-            for current in self._outputs.values():
-                for part, target in current.renames():
-                    if current.mode is not None:
-                        os.chmod(part, current.mode)
-                    os.replace(part, target)
-                    renamed.append(target)
-        except OSError as exc:
-            for path in reversed(renamed):
-                with contextlib.suppress(OSError):
-                    path.unlink()
-            for folder in reversed(made):
-                with contextlib.suppress(OSError):
-                    folder.rmdir()
-            where = current.where() if current is not None else self.command
-            raise OutputError(f"{where}: {exc.strerror or exc}") from None
+        except BaseException as exc:  # a signal too: no empty folder stays behind
+            _undo([], made)
+            raise _failed(current, self.command, exc) if isinstance(exc, OSError) else exc from None
+        with signals.deferred():  # a signal waits until the renames are all done (or undone)
+            renamed: list[Path] = []
+            try:
+                for current in self._outputs.values():
+                    for part, target in current.renames():
+                        if current.mode is not None:
+                            os.chmod(part, current.mode)
+                        os.replace(part, target)
+                        renamed.append(target)
+            except OSError as exc:
+                _undo(renamed, made)
+                raise _failed(current, self.command, exc) from None
 
     def discard(self) -> None:
         """Remove every part still there (after a commit: the staged copies; without one: all)."""
@@ -201,6 +200,19 @@ class Outputs:
                 with contextlib.suppress(OSError):
                     part.unlink(missing_ok=True)
         self._outputs.clear()
+
+
+def _undo(renamed: list[Path], made: list[Path]) -> None:
+    for path in reversed(renamed):
+        with contextlib.suppress(OSError):
+            path.unlink()
+    for folder in reversed(made):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
+
+
+def _failed(output: _Output | None, command: str, exc: OSError) -> OutputError:
+    return OutputError(f"{output.where() if output is not None else command}: {exc.strerror or exc}")
 
 
 def _stage_folder(output: _Output, made: list[Path]) -> None:
