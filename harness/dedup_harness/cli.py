@@ -1,6 +1,9 @@
 """The console script ``dedup-harness``: one subcommand per module in ``dedup_harness.commands``.
 
 Each command module exposes ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
+Every command runs the same way: the ending signals raise as Ctrl-C does (``core.signals``), the
+scratch of dead runs is swept before it starts, its own is swept when it ends (``core.scratch_dirs``),
+and a bad argument is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -9,15 +12,25 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from dedup_harness import __version__
+from dedup_harness.core import scratch_dirs, signals
 
 COMMANDS = ("verify", "check", "grade", "merge", "gradescope_bundle", "mutation", "audit_bloom", "dedup")
+USAGE_ERROR = 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line (the usage is a ``--help`` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE_ERROR, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser for every command, or for ``only`` that one (a command module's imports are not free)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="dedup-harness",
         description="Property tests, mutants, grading and Bloom audits for exact paragraph deduplication.",
     )
@@ -34,12 +47,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = argv[0].replace("-", "_") if argv else None
-    args = build_parser(only=chosen).parse_args(argv)
-    try:
-        return int(args.run(args))
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    command = f"dedup-harness {chosen.replace('_', '-')}" if chosen in COMMANDS else "dedup-harness"
+    with signals.ending_on_signals():
+        try:
+            scratch_dirs.sweep_all()  # what runs killed outright left behind
+            args = build_parser(only=chosen).parse_args(argv)
+            return int(args.run(args))
+        except SystemExit as stop:  # argparse: --help, --version, a bad argument
+            return stop.code if isinstance(stop.code, int) else USAGE_ERROR
+        except KeyboardInterrupt as interrupt:
+            name = f" ({interrupt.args[0]})" if interrupt.args else ""
+            print(f"{command}: interrupted{name}", file=sys.stderr)
+            return signals.exit_status(interrupt)
+        finally:
+            scratch_dirs.sweep_all(mine=True)
 
 
 if __name__ == "__main__":

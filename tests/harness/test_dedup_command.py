@@ -77,24 +77,24 @@ def test_a_malformed_line_fails_naming_it_and_leaves_the_old_output(tmp_path: Pa
 @pytest.mark.parametrize(
     ("args", "says"),
     [
-        (["--bloom-bytes-per-item", "0"], "bloom_bytes_per_item"),
+        (["--bloom-bytes-per-item", "0"], "argument --bloom-bytes-per-item: '0': expected a positive number"),
         (["--spool-dir", "/nonexistent/folder"], "--spool-dir /nonexistent/folder: not a folder"),
     ],
 )
 def test_bad_options_are_clear_errors(tmp_path: Path, capsys: Any, args: list[str], says: str) -> None:
-    assert main(["dedup", str(FIXTURE), "-o", str(tmp_path / "out.jsonl"), "-q", *args]) == 1
+    assert main(["dedup", str(FIXTURE), "-o", str(tmp_path / "out.jsonl"), "-q", *args]) == 2
     assert says in capsys.readouterr().err
     assert left_in(tmp_path) == []
 
 
 def test_a_stats_file_in_a_missing_folder_is_a_clear_error(tmp_path: Path, capsys: Any) -> None:
     stats = tmp_path / "no" / "stats.json"
-    assert main(["dedup", str(FIXTURE), "-o", str(tmp_path / "out.jsonl"), "--stats", str(stats), "-q"]) == 1
-    assert "No such file or directory" in capsys.readouterr().err
+    assert main(["dedup", str(FIXTURE), "-o", str(tmp_path / "out.jsonl"), "--stats", str(stats), "-q"]) == 2
+    assert f"--stats {stats}: no folder" in capsys.readouterr().err
 
 
 def test_a_missing_input_is_a_clear_error(tmp_path: Path, capsys: Any) -> None:
-    assert main(["dedup", str(tmp_path / "absent.jsonl"), "-o", str(tmp_path / "out.jsonl"), "-q"]) == 1
+    assert main(["dedup", str(tmp_path / "absent.jsonl"), "-o", str(tmp_path / "out.jsonl"), "-q"]) == 2
     assert "absent.jsonl" in capsys.readouterr().err
     assert left_in(tmp_path) == []
 

@@ -21,7 +21,6 @@ def test_records_come_back_in_order_with_meta_defaulting_to_empty() -> None:
     ("line", "says"),
     [
         (b"{not json\n", "not JSON"),
-        (b"\n", "not JSON"),
         (b"[1, 2]\n", "JSON object, got list"),
         (b'{"text": "x"}\n', "'id' must be a JSON string"),
         (b'{"id": 3, "text": "x"}\n', "'id' must be a JSON string"),

@@ -16,10 +16,12 @@ from dedup_harness.cli import main
 from dedup_harness.commands import grade as grade_command
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.batch_identity import identify
 from dedup_harness.grade.grader import from_sidecar
 from dedup_harness.grade.report import Status
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
 from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.scoring import equal_weights
 from grade_fakes import OPTIONS, buggy_report, report, suite_result
 
 GRADESCOPE_TEST_KEYS = {"name", "number", "score", "max_score", "status", "output", "output_format", "visibility"}
@@ -82,8 +84,10 @@ def test_junit_has_one_suite_per_submission_and_a_failure_per_failed_check() -> 
 
 def test_the_csv_has_a_row_per_submission_in_name_order_and_reads_back() -> None:
     rows = [csv_report.row(r, "2/3") for r in (buggy_report("zed/dedup.py"), report(name="amy/dedup.py"))]
-    text = csv_report.render(rows)
-    parsed = list(csv.DictReader(io.StringIO(text)))
+    text = csv_report.render(rows, identify(["amy/dedup.py", "zed/dedup.py"], equal_weights()))
+    batch_line, rest = text.split("\n", 1)
+    assert batch_line.startswith("# dedup-harness batch ")
+    parsed = list(csv.DictReader(io.StringIO(rest)))
     assert [r["submission"] for r in parsed] == ["amy/dedup.py", "zed/dedup.py"]
     assert parsed[1]["score"] == str(len(CHECKS) - 2)
     assert parsed[1][CHECKS[3]] == "failed" and parsed[1]["shard"] == "2/3"
@@ -95,7 +99,10 @@ def test_the_csv_has_a_row_per_submission_in_name_order_and_reads_back() -> None
 def test_reports_of_the_same_grade_are_identical_text() -> None:
     first, second = buggy_report(), buggy_report()
     second.seconds = 99.0  # timing is the one field allowed to differ; it is not in the CSV
-    assert csv_report.render([csv_report.row(first, "1/1")]) == csv_report.render([csv_report.row(second, "1/1")])
+    batch = identify([first.submission], equal_weights())
+    assert csv_report.render([csv_report.row(first, "1/1")], batch) == csv_report.render(
+        [csv_report.row(second, "1/1")], batch
+    )
     assert json_report.render([first], {}).replace("1.5", "99.0") == json_report.render([second], {})
 
 

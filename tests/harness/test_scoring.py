@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.grader import GradingOptions
+from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
+from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights, weights_from
+from grade_fakes import DIAGNOSER, report
 
 
 def test_equal_weights_give_one_point_per_check() -> None:
@@ -54,3 +62,50 @@ def test_a_file_that_is_not_toml_is_refused_naming_the_file(tmp_path: Path) -> N
         load_weights(path)
     with pytest.raises(WeightsError, match="cannot read"):
         load_weights(tmp_path / "missing.toml")
+
+
+def graded(options: GradingOptions, failed: tuple[str, ...] = ()) -> GradeReport:
+    return report(dict.fromkeys(failed, Outcome.FAILED), options=options)
+
+
+def test_full_marks_are_exactly_the_total_in_every_report() -> None:
+    """Points that do not divide evenly still add up: 100 is 100, never 99.9996."""
+    options = GradingOptions(weights_from({"total": 100, "weights": {CHECKS[0]: 3, CHECKS[1]: 0.7}}), DIAGNOSER)
+    full = graded(options)
+    row = csv_report.row(full, "1/1")
+    assert (row["score"], row["max_score"]) == ("100", "100")
+    assert json.loads(gradescope.render(full))["score"] == 100
+    document = json.loads(json_report.render([full], summarize([row])))
+    assert document["submissions"][0]["score"] == 100 and document["summary"]["mean_score"] == 100
+    assert '<property name="score" value="100" />' in junit.render([full])
+
+
+def test_points_read_with_four_fixed_places_at_most() -> None:
+    weights = weights_from({"total": 100, "default": 0, "weights": dict.fromkeys(CHECKS[:3], 1)})
+    options = GradingOptions(weights, DIAGNOSER)
+    rows = [csv_report.row(graded(options, failed), "1/1") for failed in ((), CHECKS[1:3], CHECKS[:3])]
+    assert [r["score"] for r in rows] == ["100", "33.3333", "0"]
+    assert summarize(rows)["mean_score"] == 44.4444
+
+
+@pytest.mark.parametrize(
+    ("data", "says"),
+    [
+        ({"total": 0}, "total must be a positive number"),
+        ({"total": -5}, "total must be a positive number"),
+        ({"total": float("nan")}, "total must be a positive number"),
+        ({"weights": dict.fromkeys(CHECKS, 0)}, "every weight is zero"),
+    ],
+)
+def test_a_total_of_zero_and_all_zero_weights_are_refused(data: dict[str, object], says: str) -> None:
+    with pytest.raises(WeightsError, match=says):
+        weights_from(data)
+
+
+def test_a_weights_file_with_a_zero_total_is_refused_by_grade(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "w.toml").write_text("total = 0\n", encoding="utf-8")
+    (tmp_path / "dedup.py").write_text("", encoding="utf-8")
+    assert main(["grade", str(tmp_path / "dedup.py"), "--weights", str(tmp_path / "w.toml")]) == 2
+    assert "total must be a positive number" in capsys.readouterr().err

@@ -9,7 +9,7 @@ import pytest
 
 from dedup_harness.cli import build_parser
 from dedup_harness.commands import verify as command
-from dedup_harness.commands.outputs import append_output
+from dedup_harness.commands.outputs import OutputError, Outputs
 from dedup_harness.verify.targets import Layout
 from world import KILL_SETS, edit, make_world
 
@@ -82,9 +82,14 @@ def test_a_breach_exits_one_and_says_so_in_every_report(
 def test_the_markdown_summary_is_appended_like_a_github_step_summary(tmp_path: Path) -> None:
     """Every command of a GitHub step appends to $GITHUB_STEP_SUMMARY; verify must not wipe what came before."""
     summary = tmp_path / "summary.md"
-    append_output(summary, "first\n")
-    append_output(summary, "second\n")
+    for text in ("first\n", "second\n"):
+        with Outputs("verify") as outputs:
+            outputs.appended("--markdown", summary)
+            outputs.put("--markdown", text)
+            outputs.commit()
     assert summary.read_text() == "first\nsecond\n"
+    with pytest.raises(OutputError, match=r"--markdown .*: no folder"), Outputs("verify") as outputs:
+        outputs.appended("--markdown", tmp_path / "missing" / "summary.md")
 
 
 def test_write_kill_matrix_replaces_a_stale_file(world: Layout) -> None:

@@ -14,9 +14,10 @@ from rich.console import Console
 
 from dedup_harness.bloom_audit import datatrove_mask
 from dedup_harness.bloom_audit.audit import AuditReport, audit
-from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, TargetError, resolve_target
+from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
+from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, Target, TargetError, resolve_target
 from dedup_harness.bloom_audit.report import print_audit, print_bloommask, to_json
-from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
 from dedup_harness.commands.progress import Progress
 
 HELP = "audit Bloom filters (reference, datatrove, rbloom, pybloom-live, module:Class) for sizing and index faults"
@@ -37,25 +38,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        targets = [resolve_target(spec) for spec in args.targets]
-    except TargetError as exc:
-        return fail("audit-bloom", exc)
-    reports: list[AuditReport] = []
-    mask_report = None
-    with Progress("audit-bloom") as progress:
-        for target in targets:
-            cases = target.cases()
-            progress.phase(f"auditing {target.name}", total=len(cases))
-            reports.append(audit(target, seed=args.seed, cases=cases, on_case=lambda c: progress.finished(c.label)))
-            if isinstance(target, DatatroveTarget):
-                mask_report = datatrove_mask.build_report(target.module)
-    if args.json:
-        write_output(args.json, json.dumps(to_json(reports, mask_report), indent=2) + "\n")
-    if args.html:
-        from dedup_harness.bloom_audit import html  # matplotlib and Jinja2: imported only when a page is asked for
+    with Outputs("audit-bloom") as outputs:
+        try:
+            outputs.file("--json", args.json)
+            outputs.file("--html", args.html)
+            targets = [resolve_target(spec) for spec in args.targets]
+        except (TargetError, OutputError) as exc:
+            return fail("audit-bloom", exc)
+        reports, mask_report = _audit(targets, args.seed)
+        if args.json:
+            outputs.put("--json", json.dumps(to_json(reports, mask_report), indent=2) + "\n")
+        if args.html:
+            from dedup_harness.bloom_audit import html  # matplotlib and Jinja2: imported only when a page is asked for
 
-        write_output(args.html, html.render(reports, mask_report))
+            outputs.put("--html", html.render(reports, mask_report))
+        try:
+            outputs.commit()
+        except OutputError as exc:
+            return fail("audit-bloom", exc)
     # The tables are for people: on stdout, unless stdout carries the JSON. Wide enough for the table
     # when piped into a log; a terminal keeps its own width.
     elsewhere = to_stdout(args.json, args.html)
@@ -65,3 +65,16 @@ def run(args: argparse.Namespace) -> int:
     if mask_report is not None:
         print_bloommask(console, mask_report)
     return 0 if all(report.passed for report in reports) else 1
+
+
+def _audit(targets: list[Target], seed: int) -> tuple[list[AuditReport], BloommaskReport | None]:
+    reports: list[AuditReport] = []
+    mask_report: BloommaskReport | None = None
+    with Progress("audit-bloom") as progress:
+        for target in targets:
+            cases = target.cases()
+            progress.phase(f"auditing {target.name}", total=len(cases))
+            reports.append(audit(target, seed=seed, cases=cases, on_case=lambda c: progress.finished(c.label)))
+            if isinstance(target, DatatroveTarget):
+                mask_report = datatrove_mask.build_report(target.module)
+    return reports, mask_report

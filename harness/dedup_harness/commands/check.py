@@ -15,7 +15,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.commands.grade import diagnoser
-from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
 from dedup_harness.grade.grader import GradingOptions, grade
 from dedup_harness.grade.report import Status
 from dedup_harness.grade.reports import json_report, terminal
@@ -40,9 +40,15 @@ def run(args: argparse.Namespace) -> int:
         return fail("check", "no ./dedup.py or ./corpus/dedup.py here: name your dedup.py (or its folder)")
     if not path.exists():
         return fail("check", f"no such file or folder: {path}")
-    report = grade(path, GradingOptions(equal_weights(), diagnoser()), name=str(path), own_code=True)
-    if args.json:
-        write_output(args.json, json_report.render([report], summarize([row(report, "1/1")])))
+    with Outputs("check") as outputs:
+        try:
+            outputs.file("--json", args.json)
+            report = grade(path, GradingOptions(equal_weights(), diagnoser()), name=str(path), own_code=True)
+            if args.json:
+                outputs.put("--json", json_report.render([report], summarize([row(report, "1/1")])))
+            outputs.commit()
+        except OutputError as exc:
+            return fail("check", exc)
     terminal.print_report(Console(stderr=to_stdout(args.json), soft_wrap=False), report, show_student_output=True)
     if report.status is Status.HARNESS_ERROR:
         return 2

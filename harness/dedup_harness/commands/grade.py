@@ -19,10 +19,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.commands.arguments import count, seconds
+from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core.runner import start_fork_server
 from dedup_harness.grade.batch import default_jobs, grade_batch
+from dedup_harness.grade.batch_identity import BatchIdentity, identify
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.preflight import Preflight, preflight
@@ -32,7 +34,7 @@ from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.sandbox.interpreter import Interpreter, InterpreterError, ask
 from dedup_harness.grade.sandbox.tiers import AUTO, SetupError, Tier, worker_setup
 from dedup_harness.grade.sandbox.users import worker_uid
-from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights
+from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights, out_of
 from dedup_harness.grade.shards import ALL, ShardError, parse_shard
 
 HELP = "grade submissions (a dedup.py, or a folder holding one): reports, scores, a batch summary"
@@ -56,9 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE ('-' for stdout)")
     parser.add_argument("--csv", metavar="FILE", help="write one row of scores per submission to FILE ('-' for stdout)")
     parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
-    parser.add_argument("--jobs", type=int, default=default_jobs(), metavar="N", help="submissions graded at once")
+    parser.add_argument("--jobs", type=count, default=default_jobs(), metavar="N", help="submissions graded at once")
     parser.add_argument(
-        "--timeout", type=float, default=GradingOptions.timeout, metavar="SECONDS", help="wall time per submission"
+        "--timeout", type=seconds, default=GradingOptions.timeout, metavar="SECONDS", help="wall time per submission"
     )
     parser.add_argument(
         "--show-student-output", action="store_true", help="print what submissions printed (hidden by default)"
@@ -78,39 +80,50 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        weights = load_weights(args.weights) if args.weights else equal_weights()
-        shard = parse_shard(args.shard) if args.shard else ALL
-    except (WeightsError, ShardError) as exc:
-        return fail("grade", exc, HARNESS_ERROR)
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         return fail("grade", f"no such file or folder: {', '.join(missing)}", HARNESS_ERROR)
-    chosen = shard.select(sorted(set(args.paths)))
-    fork = start_fork_server() if chosen else None  # it warms up while the preflight runs
-    try:
-        setup = worker_setup(args.tier, checked_python(args.worker_python))
-    except (SetupError, InterpreterError) as exc:
-        return fail("grade", exc, HARNESS_ERROR)
-    check = preflight(setup)
-    print(preflight_line(check), file=sys.stderr)
-    if check.failures:
-        return fail("grade", check.message(), HARNESS_ERROR)
-    if check.leaks and not args.unisolated:
-        return fail("grade", check.refusal(), HARNESS_ERROR)
-    warning = unisolated_warning(check) if check.leaks else ""
-    options = GradingOptions(weights, diagnoser(), timeout=args.timeout, setup=setup, warning=warning)
-    with Progress("grade") as progress:
-        progress.phase("submissions", total=len(chosen))
-        reports = grade_batch(
-            chosen,
-            options,
-            jobs=args.jobs,
-            fork=fork,
-            on_done=lambda r: progress.finished(f"{r.submission}: {r.score:g}/{r.max_score:g}"),
-        )
-    write_outputs(args, reports, str(shard))
+    with Outputs("grade") as outputs:
+        try:
+            weights = load_weights(args.weights) if args.weights else equal_weights()
+            shard = parse_shard(args.shard) if args.shard else ALL
+            declare_outputs(outputs, args)
+            setup = worker_setup(args.tier, checked_python(args.worker_python))
+        except (WeightsError, ShardError, OutputError, SetupError, InterpreterError) as exc:
+            return fail("grade", exc, HARNESS_ERROR)
+        chosen = shard.select(sorted(set(args.paths)))
+        try:
+            fork = start_fork_server() if chosen else None  # it warms up while the preflight runs
+            check = preflight(setup)
+            print(preflight_line(check), file=sys.stderr)
+            if check.failures:
+                return fail("grade", check.message(), HARNESS_ERROR)
+            if check.leaks and not args.unisolated:
+                return fail("grade", check.refusal(), HARNESS_ERROR)
+            warning = unisolated_warning(check) if check.leaks else ""
+            options = GradingOptions(weights, diagnoser(), timeout=args.timeout, setup=setup, warning=warning)
+            with Progress("grade") as progress:
+                progress.phase("submissions", total=len(chosen))
+                reports = grade_batch(
+                    chosen,
+                    options,
+                    jobs=args.jobs,
+                    fork=fork,
+                    on_done=lambda r: progress.finished(f"{r.submission}: {out_of(r.score, r.max_score)}"),
+                )
+            write_outputs(args, reports, str(shard), outputs, identify(args.paths, weights))
+        except (OutputError, OSError) as exc:  # OSError: no fork server (a temp folder whose path is too long)
+            return fail("grade", exc, HARNESS_ERROR)
     return HARNESS_ERROR if any(r.status is Status.HARNESS_ERROR for r in reports) else 0
+
+
+def declare_outputs(outputs: Outputs, args: argparse.Namespace) -> None:
+    """Every output of the run, checked before the first submission is graded."""
+    outputs.file("--json", args.json)
+    outputs.file("--csv", args.csv)
+    outputs.file("--junit", args.junit)
+    outputs.file("--html", args.html)
+    outputs.folder("--gradescope", args.gradescope)
 
 
 def checked_python(path: str | None) -> str | None:
@@ -147,7 +160,10 @@ def diagnoser() -> Diagnoser:
         return no_diagnoser()
 
 
-def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shard: str) -> None:
+def write_outputs(
+    args: argparse.Namespace, reports: Sequence[GradeReport], shard: str, outputs: Outputs, batch: BatchIdentity
+) -> None:
+    """The terminal report, then every output file, written together."""
     rows = [csv_report.row(report, shard) for report in reports]
     summary = summarize(rows)
     console = Console(stderr=to_stdout(args.json, args.csv, args.junit, args.html), soft_wrap=False)
@@ -157,23 +173,23 @@ def write_outputs(args: argparse.Namespace, reports: Sequence[GradeReport], shar
         terminal.print_batch(console, reports)
     console.print(
         f"{summary['graded']} graded, {summary['harness_errors']} harness errors, "
-        f"{summary['full_marks']} with full marks, mean {summary['mean_score']:g} / {summary['max_score']:g}"
+        f"{summary['full_marks']} with full marks, mean {summary['mean_score']} / {summary['max_score']}"
     )
     if args.json:
-        write_output(args.json, json_report.render(reports, summary))
+        outputs.put("--json", json_report.render(reports, summary))
     if args.csv:
-        write_output(args.csv, csv_report.render(rows))
+        outputs.put("--csv", csv_report.render(rows, batch))
     if args.junit:
-        write_output(args.junit, junit.render(reports))
+        outputs.put("--junit", junit.render(reports))
     if args.html:
         from dedup_harness.grade.reports import html  # matplotlib and Jinja2: imported only when a page is asked for
 
-        write_output(args.html, html.render(reports, summary))
+        outputs.put("--html", html.render(reports, summary))
     if args.gradescope:
         for report in reports:
-            folder = args.gradescope if len(reports) == 1 else args.gradescope / safe_name(report.submission)
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / "results.json").write_text(gradescope.render(report), encoding="utf-8")
+            folder = "." if len(reports) == 1 else safe_name(report.submission)
+            outputs.put_in_folder("--gradescope", f"{folder}/results.json", gradescope.render(report))
+    outputs.commit()
 
 
 def safe_name(submission: str) -> str:

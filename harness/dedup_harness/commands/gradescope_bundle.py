@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from dedup_harness.commands.outputs import fail
+from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.grade.bundle_wheels import WheelsError
 from dedup_harness.grade.gradescope_bundle import build
 from dedup_harness.grade.scoring import WeightsError, load_weights
@@ -36,12 +36,15 @@ def _python_version(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        if args.weights:
-            load_weights(args.weights)  # refuse a bad file now, not on Gradescope
-        print("gradescope-bundle: fetching the tested releases' wheels from pip's index (50 MB)", file=sys.stderr)
-        count = build(args.out, weights=args.weights, python=args.python)
-    except (WeightsError, OSError, LookupError, WheelsError) as exc:
-        return fail("gradescope-bundle", exc)
+    with Outputs("gradescope-bundle") as outputs:
+        try:
+            outputs.file("OUT.zip", args.out)  # a folder, or a path in a missing folder, is refused here
+            if args.weights:
+                load_weights(args.weights)  # refuse a bad file now, not on Gradescope
+            print("gradescope-bundle: fetching the tested releases' wheels from pip's index (50 MB)", file=sys.stderr)
+            count = build(outputs.path("OUT.zip"), weights=args.weights, python=args.python)
+            outputs.commit()
+        except (WeightsError, OutputError, OSError, LookupError, WheelsError) as exc:
+            return fail("gradescope-bundle", exc)
     print(f"wrote {args.out} ({count} files): upload it as the autograder of a Gradescope programming assignment")
     return 0

@@ -1,8 +1,10 @@
 """``dedup-harness merge SHARD...``: join the CSVs of ``grade --shard i/n`` runs into one CSV and one summary.
 
-Refuses shards from different splits, a submission graded twice, and a missing shard (a shard that
-graded nothing still writes its header, so pass every shard's file). Exit status 0 on success, 2 on
-bad input.
+Refuses shards of different batches (other submissions, weights or harness version: each CSV names
+its batch on its first line), shards from different splits, a submission graded twice, a missing
+shard (a shard that graded nothing still writes its header, so pass every shard's file), and a row
+whose score does not follow from its outcomes and the weights. Exit status 0 on success, 2 on bad
+input, always with one line that names the file and the row.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
 from dedup_harness.grade.reports import csv_report
 from dedup_harness.grade.reports.csv_report import CsvError
 from dedup_harness.grade.reports.summary import summarize
@@ -33,14 +35,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        rows, notes = merge_rows(args.shards)
-    except (CsvError, ShardError) as exc:
-        return fail("merge", exc)
-    summary = summarize(rows)
-    write_output(args.csv, csv_report.render(rows))
-    if args.json:
-        write_output(args.json, json.dumps(summary, indent=2, sort_keys=True) + "\n")
+    with Outputs("merge") as outputs:
+        try:
+            outputs.file("--csv", args.csv)
+            outputs.file("--json", args.json)
+            rows, notes, batch = merge_rows(args.shards)
+            summary = summarize(rows)
+            outputs.put("--csv", csv_report.render(rows, batch))
+            if args.json:
+                outputs.put("--json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
+            outputs.commit()
+        except (CsvError, ShardError, OutputError) as exc:
+            return fail("merge", exc)
     console = Console(stderr=to_stdout(args.csv, args.json))
     for note in notes:
         console.print(note)
@@ -53,9 +59,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
     table.add_column("what")
     table.add_column("value", justify="right")
     for key in ("submissions", "graded", "harness_errors", "full_marks", "mean_score", "max_score"):
-        table.add_row(
-            key.replace("_", " "), f"{summary[key]:g}" if isinstance(summary[key], float) else str(summary[key])
-        )
+        table.add_row(key.replace("_", " "), str(summary[key]))
     for name, count in summary["passed_by_check"].items():
         table.add_row(f"passed {name}", str(count))
     for mutant, count in summary["fails_like"].items():

@@ -17,8 +17,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.commands.outputs import fail, to_stdout, write_output
+from dedup_harness.commands.arguments import count
+from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
 from dedup_harness.commands.progress import Progress
+from dedup_harness.core import scratch_dirs
 from dedup_harness.core.paths import TESTS_DIR
 from dedup_harness.mutation.equivalents import EquivalentsError, load_equivalents
 from dedup_harness.mutation.measure import Measurement, MutationReport, measure
@@ -39,22 +41,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the reviewed equivalent mutants (default: the suite's tests/mutation_equivalents.toml)",
     )
     parser.add_argument(
-        "--max-children", type=int, default=os.cpu_count() or 1, help="mutants run at a time (default: the CPU count)"
+        "--max-children", type=count, default=os.cpu_count() or 1, help="mutants run at a time (default: the CPU count)"
     )
 
 
 def run(args: argparse.Namespace) -> int:
     if importlib.util.find_spec("mutmut") is None:
         return fail("mutation", "mutmut is not installed; `pip install 'mutmut>=3.8,<4'`")
-    if args.max_children < 1:
-        return fail("mutation", f"--max-children must be at least 1, got {args.max_children}")
-    try:
-        equivalents = load_equivalents(args.equivalents)
-        with tempfile.TemporaryDirectory(prefix="dedup-harness-mutation-") as scratch:
-            report = _measure_with_progress(Measurement(Path(scratch), equivalents, args.max_children))
-    except (EquivalentsError, MutationError, OSError) as exc:
-        return fail("mutation", exc)
-    _report(report, args)
+    with Outputs("mutation") as outputs:
+        try:
+            outputs.file("--json", args.json)
+            equivalents = load_equivalents(args.equivalents)
+            with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("mutation")) as scratch:
+                report = _measure_with_progress(Measurement(Path(scratch), equivalents, args.max_children))
+            _report(report, args, outputs)
+        except (EquivalentsError, MutationError, OutputError, OSError) as exc:
+            return fail("mutation", exc)
     return 0 if report.ok else 1
 
 
@@ -71,8 +73,9 @@ def _measure_with_progress(measurement: Measurement) -> MutationReport:
         return measure(measurement)
 
 
-def _report(report: MutationReport, args: argparse.Namespace) -> None:
+def _report(report: MutationReport, args: argparse.Namespace, outputs: Outputs) -> None:
     if args.json:
-        write_output(args.json, json.dumps(to_json(report), indent=2) + "\n")
+        outputs.put("--json", json.dumps(to_json(report), indent=2) + "\n")
+    outputs.commit()
     # The summary is for people: on stdout, unless stdout carries the JSON.
     render_terminal(report, Console(stderr=to_stdout(args.json)))

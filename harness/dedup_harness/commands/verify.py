@@ -15,10 +15,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.commands.outputs import append_output, fail, to_stdout, write_output
+from dedup_harness.commands.arguments import count, seconds
+from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
 from dedup_harness.commands.progress import Progress
+from dedup_harness.core import profiles
 from dedup_harness.core.catalogue import CatalogueError
-from dedup_harness.core.kill_matrix import write_kill_matrix
+from dedup_harness.core.kill_matrix import kill_matrix_text
 from dedup_harness.core.runner.result import SuiteResult
 from dedup_harness.verify.engine import verify
 from dedup_harness.verify.matrix import BreachKind, Matrix, judge
@@ -29,6 +31,7 @@ from dedup_harness.verify.stryker import to_stryker
 from dedup_harness.verify.targets import Layout, Target, check_root
 
 HELP = "run the suite against the canary, the reference and every mutant; print the kill matrix"
+WRITE_KILL_MATRIX = "--write-kill-matrix"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,25 +46,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--target", metavar="ROOT", action="append", default=[], help="one more implementation root to run (repeatable)"
     )
-    parser.add_argument("--jobs", type=int, default=None, help="suite runs at a time (default: the CPU count)")
+    parser.add_argument("--jobs", type=count, default=None, help="suite runs at a time (default: the CPU count)")
     parser.add_argument(
-        "--write-kill-matrix", action="store_true", help="write the measured kill sets to mutants/kill_matrix.json"
+        WRITE_KILL_MATRIX, action="store_true", help="write the measured kill sets to mutants/kill_matrix.json"
     )
-    parser.add_argument("--check-timeout", type=float, default=60.0, metavar="SECONDS", help="time limit per case")
-    parser.add_argument("--timeout", type=float, default=600.0, metavar="SECONDS", help="time limit per target")
-    parser.add_argument("--profile", default="verify", help="Hypothesis profile for the runs (default: %(default)s)")
+    parser.add_argument("--check-timeout", type=seconds, default=60.0, metavar="SECONDS", help="time limit per case")
+    parser.add_argument("--timeout", type=seconds, default=600.0, metavar="SECONDS", help="time limit per target")
+    parser.add_argument(
+        "--profile",
+        default=profiles.VERIFY,
+        choices=profiles.NAMES,
+        help="Hypothesis profile for the runs (default: %(default)s)",
+    )
 
 
 def run(args: argparse.Namespace, layout: Layout | None = None) -> int:
     layout = layout or Layout()
-    try:
-        roots = tuple(check_root(Path(root)) for root in args.target)
-        matrix, spans = _run_with_progress(layout, roots, args)
-    except (CatalogueError, ToolMissing, ValueError, OSError) as exc:
-        return fail("verify", exc)
-    if args.write_kill_matrix:
-        matrix = _write(matrix, layout)
-    _report(matrix, args, spans, layout)
+    with Outputs("verify") as outputs:
+        try:
+            roots = tuple(check_root(Path(root)) for root in args.target)
+            for option in ("--json", "--stryker", "--html"):
+                outputs.file(option, getattr(args, option.lstrip("-")))
+            outputs.appended("--markdown", args.markdown)
+            outputs.file(WRITE_KILL_MATRIX, layout.kill_matrix_file if args.write_kill_matrix else None)
+            matrix, spans = _run_with_progress(layout, roots, args)
+        except (CatalogueError, ToolMissing, OutputError, ValueError, OSError) as exc:
+            return fail("verify", exc)
+        if args.write_kill_matrix:
+            matrix = _write(matrix, layout, outputs)
+        try:
+            _report(matrix, args, spans, layout, outputs)
+        except OutputError as exc:
+            return fail("verify", exc)
     return 0 if matrix.ok else 1
 
 
@@ -88,28 +104,33 @@ def _run_with_progress(
         )
 
 
-def _write(matrix: Matrix, layout: Layout) -> Matrix:
-    """Write the measured kill sets, unless a mutant could not be judged (its set would be a guess)."""
+def _write(matrix: Matrix, layout: Layout, outputs: Outputs) -> Matrix:
+    """Write the measured kill sets (with the other outputs), unless a mutant could not be judged."""
     unjudged = (BreachKind.CANARY_SURVIVED, BreachKind.DIFF_DOES_NOT_APPLY, BreachKind.BROKEN_MUTANT)
     if any(b.kind in unjudged for b in matrix.breaches):
         print("verify: kill matrix not written: some mutant could not be judged (see the breaches)", file=sys.stderr)
+        outputs.drop(WRITE_KILL_MATRIX)
         return matrix
-    written = write_kill_matrix(matrix.kill_sets(), layout.kill_matrix_file)
-    print(f"verify: wrote {layout.kill_matrix_file}", file=sys.stderr)
+    written, text = kill_matrix_text(matrix.kill_sets())
+    outputs.put(WRITE_KILL_MATRIX, text)
+    print(f"verify: writes {layout.kill_matrix_file}", file=sys.stderr)
     return judge(matrix.checks, matrix.rows, written)
 
 
-def _report(matrix: Matrix, args: argparse.Namespace, spans: dict[str, list[Span]], layout: Layout) -> None:
+def _report(
+    matrix: Matrix, args: argparse.Namespace, spans: dict[str, list[Span]], layout: Layout, outputs: Outputs
+) -> None:
     if args.json:
-        write_output(args.json, json.dumps(to_json(matrix), indent=2) + "\n")
+        outputs.put("--json", json.dumps(to_json(matrix), indent=2) + "\n")
     if args.markdown:
-        append_output(args.markdown, to_markdown(matrix))
+        outputs.put("--markdown", to_markdown(matrix))
     if args.html:
         from dedup_harness.verify import html  # matplotlib and Jinja2: imported only when a page is asked for
 
-        write_output(args.html, html.render(matrix))
+        outputs.put("--html", html.render(matrix))
     if args.stryker:
-        write_output(args.stryker, json.dumps(to_stryker(matrix, spans, layout.impl_root), indent=2) + "\n")
+        outputs.put("--stryker", json.dumps(to_stryker(matrix, spans, layout.impl_root), indent=2) + "\n")
+    outputs.commit()
     # The table is for people: on stdout, unless stdout carries a machine format.
     elsewhere = to_stdout(args.json, args.markdown, args.stryker, args.html)
     console = Console(stderr=elsewhere)

@@ -16,6 +16,9 @@ CI = "ci"
 GRADING = "grading"  # never depends on luck: the same submission always meets the same examples
 VERIFY = "verify"
 MUTATION = "mutation"
+# The harness's own fuzz tests of its command line: few, small, reproducible examples.
+FUZZ = "fuzz"
+NAMES = (DEV, CI, GRADING, VERIFY, MUTATION, FUZZ)
 
 
 def register() -> None:
@@ -52,6 +55,14 @@ def register() -> None:
         derandomize=True,
         database=None,
         suppress_health_check=list(HealthCheck),
+    )
+    settings.register_profile(
+        FUZZ,
+        deadline=None,
+        max_examples=60,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
     )
 
 

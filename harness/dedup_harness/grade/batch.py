@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from multiprocessing.context import ForkServerContext
 from pathlib import Path
 
 from dedup_harness.core.runner import start_fork_server
+from dedup_harness.core.signals import thread_pool
 from dedup_harness.grade.grader import GradingOptions, grade, unrunnable
 from dedup_harness.grade.report import GradeReport
 
@@ -48,7 +49,7 @@ def grade_batch(
             return unrunnable(name, opts, [], harness_error=f"{type(exc).__name__}: {exc}")
 
     reports: list[GradeReport] = []
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    with thread_pool(jobs) as pool:  # interrupted: the submissions not started are dropped
         futures = {pool.submit(run, Path(name), options, name): name for name in submissions}
         for future in as_completed(futures):
             report = future.result()

@@ -18,6 +18,7 @@ from multiprocessing.context import ForkServerContext
 from pathlib import Path
 from typing import Any
 
+from dedup_harness.core import scratch_dirs
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
@@ -30,7 +31,7 @@ from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.plugin import plugin_args, setup_args
 from dedup_harness.grade.report import CheckReport, GradeReport, Status
 from dedup_harness.grade.sandbox.tiers import WorkerSetup
-from dedup_harness.grade.scoring import Weights
+from dedup_harness.grade.scoring import ZERO, Weights
 from dedup_harness.grade.submission import SubmissionError, prepare
 
 OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
@@ -76,7 +77,7 @@ def grade(
     """
     started = time.monotonic()
     label = name if name is not None else str(path)
-    with tempfile.TemporaryDirectory(prefix="dedup-harness-grade-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("grade")) as scratch:
         try:
             submission = prepare(path, Path(scratch))
         except SubmissionError as exc:  # nothing to run: a verdict of zero, with the reason
@@ -162,7 +163,7 @@ def from_result(
             number=n,
             name=name,
             outcome=result.outcomes[name],
-            score=options.weights.points[name] if result.outcomes[name] is Outcome.PASSED else 0.0,
+            score=options.weights.points[name] if result.outcomes[name] is Outcome.PASSED else ZERO,
             max_score=options.weights.points[name],
             feedback=check_feedback(
                 name,
@@ -229,14 +230,14 @@ def unrunnable(label: str, options: GradingOptions, problems: list[str], *, harn
     reason = "The check did not run: " + ("the grader failed." if harness_error else "the submission cannot be graded.")
     checks = [
         CheckReport(
-            n, name, Outcome.ERROR, 0.0, options.weights.points[name], CheckFeedback(asserts(name), (reason,), "")
+            n, name, Outcome.ERROR, ZERO, options.weights.points[name], CheckFeedback(asserts(name), (reason,), "")
         )
         for n, name in enumerate(CHECKS, start=1)
     ]
     return GradeReport(
         submission=label,
         status=Status.HARNESS_ERROR if harness_error else Status.GRADED,
-        score=0.0,
+        score=ZERO,
         max_score=options.weights.max_score,
         checks=checks,
         problems=problems,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from fractions import Fraction
 from typing import Any
 
 from dedup_harness.core.outcome import Outcome
@@ -25,8 +26,8 @@ class CheckReport:
     number: int  # the check's place in the suite (core.checks), from 1
     name: str
     outcome: Outcome
-    score: float
-    max_score: float
+    score: Fraction  # exact: grade.scoring writes it with fixed places
+    max_score: Fraction
     feedback: CheckFeedback | None  # None when the check passed
     seconds: float = 0.0  # a timing field: how long the check's cases ran in the suite process
 
@@ -35,8 +36,8 @@ class CheckReport:
 class GradeReport:
     submission: str  # the name the submission was given on the command line
     status: Status
-    score: float
-    max_score: float
+    score: Fraction
+    max_score: Fraction
     checks: list[CheckReport]
     problems: list[str] = field(default_factory=list)  # found before the checks ran, in plain words
     diagnosis: list[Diagnosis] = field(default_factory=list)

@@ -1,17 +1,24 @@
 """Shards of a batch: ``--shard i/n`` takes every n-th submission in sorted name order; ``merge`` joins them.
 
-The same list on every machine gives the same split, and the shards are balanced. This module needs
-only the CSV rows, so ``merge`` does not import the grading stack.
+The same list on every machine gives the same split, and the shards are balanced. ``merge`` trusts
+nothing in the files it joins: every file must belong to one batch (``batch_identity``), together
+they must hold that batch's submissions, and every row's score must follow from its outcomes and the
+batch's weights. This module needs only the CSV rows, so ``merge`` does not import the grading stack.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dedup_harness.grade.reports.csv_report import read
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.batch_identity import BatchIdentity, digest_of
+from dedup_harness.grade.report import Status
+from dedup_harness.grade.reports.csv_report import ShardFile, read
+from dedup_harness.grade.scoring import ZERO, parse_points, points_text
 
 _SHARD = re.compile(r"^(\d+)/(\d+)$")
 
@@ -45,14 +52,14 @@ def parse_shard(text: str) -> Shard:
     return Shard(index, count)
 
 
-def merge_rows(paths: Sequence[Path]) -> tuple[list[dict[str, str]], list[str]]:
-    """The rows of every shard file, checked to form one batch; and the notes on what was seen."""
-    rows: list[dict[str, str]] = []
-    empty_files = 0
-    for path in paths:
-        shard_rows = read(path)
-        empty_files += not shard_rows
-        rows += shard_rows
+def merge_rows(paths: Sequence[Path]) -> tuple[list[dict[str, str]], list[str], BatchIdentity]:
+    """The rows of every shard file, checked to form one batch; the notes on what was seen; the batch."""
+    files = [read(path) for path in paths]
+    batch = same_batch(files)
+    rows = [row for file in files for row in file.rows]
+    for file in files:
+        for row, line in zip(file.rows, file.lines, strict=True):
+            check_row(row, batch, f"{file.path}, line {line} ({row['submission']})")
     shards = {row["shard"] for row in rows}
     parsed = {parse_shard(s) for s in shards}
     counts = {s.count for s in parsed}
@@ -66,7 +73,52 @@ def merge_rows(paths: Sequence[Path]) -> tuple[list[dict[str, str]], list[str]]:
     if counts:
         count = counts.pop()
         missing = sorted(set(range(1, count + 1)) - {s.index for s in parsed})
-        if len(missing) > empty_files:
+        if len(missing) > sum(1 for file in files if not file.rows):
             raise ShardError(f"shards missing: {', '.join(f'{i}/{count}' for i in missing)}")
-        notes.append(f"{len(paths)} shard files, {len(rows)} submissions, split {count} ways")
-    return sorted(rows, key=lambda r: r["submission"]), notes
+        notes.append(f"{len(paths)} shard files, {len(rows)} submissions, split {count} ways, batch {batch.short}")
+    if digest_of(names, batch.weights.points, batch.harness) != batch.digest:
+        raise ShardError(
+            f"the shards hold {len(rows)} of the batch's {batch.submissions} submissions, or not the same ones "
+            f"(batch {batch.short}): pass every shard file of one `grade --shard` run"
+        )
+    return sorted(rows, key=lambda r: r["submission"]), notes, batch
+
+
+def same_batch(files: Sequence[ShardFile]) -> BatchIdentity:
+    """The one batch every file belongs to; a ShardError naming the files that differ."""
+    first = files[0]
+    for file in files[1:]:
+        if file.batch.digest == first.batch.digest:
+            continue
+        pair = f"{first.path} (batch {first.batch.short}) and {file.path} (batch {file.batch.short})"
+        if file.batch.harness != first.batch.harness:
+            why = f"graded by different harness versions ({first.batch.harness}, {file.batch.harness})"
+        elif file.batch.weights != first.batch.weights:
+            why = "graded with different weights"
+        else:
+            why = "from different batches (not the same submissions)"
+        raise ShardError(f"{pair} are {why}")
+    return first.batch
+
+
+def check_row(row: Mapping[str, str], batch: BatchIdentity, where: str) -> None:
+    """A row whose status, outcomes and score agree with each other and with the batch's weights."""
+    if row["status"] not in set(Status):
+        raise ShardError(f"{where}: status {row['status']!r} is not one of {sorted(Status)}")
+    bad = [name for name in CHECKS if row[name] not in set(Outcome)]
+    if bad:
+        raise ShardError(f"{where}: {bad[0]} has the outcome {row[bad[0]]!r}, not one of {sorted(Outcome)}")
+    for column in ("score", "max_score"):
+        try:
+            parse_points(row[column])
+        except ValueError as exc:
+            raise ShardError(f"{where}: {column} {exc}") from None
+    passed = frozenset(name for name in CHECKS if row[name] == Outcome.PASSED)
+    earned = batch.weights.earned(passed) if row["status"] == Status.GRADED else ZERO
+    expected = {"score": points_text(earned), "max_score": points_text(batch.weights.max_score)}
+    for column, value in expected.items():
+        if row[column] != value:
+            raise ShardError(
+                f"{where}: {column} {row[column]} does not follow from its outcomes and the batch's weights "
+                f"({value}): edited by hand?"
+            )

@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from dedup_harness.core.signals import thread_pool
 from dedup_harness.mutation.equivalents import Equivalents, mutant_key
 from dedup_harness.mutation.mutmut_cli import (
     BUCKETS,
@@ -104,7 +105,7 @@ def judge(
     diffs = {name: mutmut(scratch, "show", name).split("\n", 1)[-1].strip() for name in undetected}
     outcomes: dict[str, Rerun] = {}
     progress("re-running survivors against the whole selection", 0, len(undetected))
-    with ThreadPoolExecutor(max_workers=jobs) as pool:
+    with thread_pool(jobs) as pool:
         futures = {pool.submit(rerun, scratch, name, timeout=timeout): name for name in undetected}
         for future in as_completed(futures):
             outcomes[futures[future]] = future.result()

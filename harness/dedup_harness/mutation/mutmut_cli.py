@@ -16,6 +16,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from dedup_harness.core import signals
 from dedup_harness.mutation.scratch import child_env
 
 # mutmut's buckets in mutmut-cicd-stats.json, each named as `mutmut results` spells the status.
@@ -56,14 +57,16 @@ def tail(text: str, lines: int = 40) -> str:
 
 def run_mutmut(scratch: Path, *, max_children: int, progress: OnProgress) -> None:
     """``mutmut run``, its status line turned into progress events."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)],
-        cwd=scratch,
-        env=child_env(scratch),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
+    with signals.deferred():
+        process = subprocess.Popen(
+            [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)],
+            cwd=scratch,
+            env=child_env(scratch),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+        signals.track(process.pid)  # a signal kills mutmut and every mutant run it forked
     assert process.stdout is not None
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     seen: list[str] = []
@@ -82,6 +85,7 @@ def run_mutmut(scratch: Path, *, max_children: int, progress: OnProgress) -> Non
         raise
     finally:
         process.wait()
+        signals.untrack(process.pid)
     if process.returncode != 0:
         raise MutationError(f"`mutmut run` exited {process.returncode}:\n{tail(chr(10).join(seen))}")
 

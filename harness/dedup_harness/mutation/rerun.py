@@ -10,6 +10,7 @@ import time
 from enum import StrEnum
 from pathlib import Path
 
+from dedup_harness.core import signals
 from dedup_harness.mutation.mutmut_cli import MutationError
 from dedup_harness.mutation.scratch import PYTEST_ARGS, SELECTION, child_env
 
@@ -37,20 +38,24 @@ def rerun_command() -> list[str]:
 
 def rerun(scratch: Path, mutant: str, *, timeout: float) -> Rerun:
     """The whole selection against one mutant, switched on the way mutmut switches it."""
-    process = subprocess.Popen(
-        rerun_command(),
-        cwd=scratch / "mutants",
-        env=child_env(scratch, MUTANT_UNDER_TEST=mutant),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
+    with signals.deferred():  # the main thread (calibrating) or a pool's: either way it is registered
+        process = subprocess.Popen(
+            rerun_command(),
+            cwd=scratch / "mutants",
+            env=child_env(scratch, MUTANT_UNDER_TEST=mutant),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        signals.track(process.pid)
     try:
-        code = process.wait(timeout=timeout)
+        code = process.wait(timeout=timeout)  # a signal kills it (registered): whichever thread waits returns
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait()
         return Rerun.TIMEOUT
+    finally:
+        signals.untrack(process.pid)
     return {0: Rerun.PASSED, 1: Rerun.FAILED}.get(code, Rerun.ERROR)
 
 

@@ -10,7 +10,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from dedup_harness.core import profiles
+from dedup_harness.core import profiles, scratch_dirs
 from dedup_harness.core.kill_matrix import read_kill_matrix
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.runner import SuiteResult, run_suites, start_fork_server
@@ -49,7 +49,7 @@ def verify(
     """The judged kill matrix, and where each mutant changes the reference (for reports)."""
     start_fork_server()
     committed = read_kill_matrix(layout.kill_matrix_file) if layout.kill_matrix_file.is_file() else None
-    with tempfile.TemporaryDirectory(prefix="dedup-harness-verify-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("verify")) as scratch:
         targets = build_targets(layout, Path(scratch), extra_roots)
         spill = Path(scratch, "tmp")
         spill.mkdir()

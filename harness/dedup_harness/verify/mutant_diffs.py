@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from dedup_harness.core import scratch_dirs
 from dedup_harness.core.catalogue import CatalogueError, Mutant, load_catalogue, load_mutant
 from dedup_harness.core.paths import IMPL_ROOT, MUTANTS_DIR
 
@@ -134,7 +135,7 @@ def _check(args: argparse.Namespace) -> int:
 
     stale = 0
     for mutant in load_catalogue(args.mutants_dir):
-        with tempfile.TemporaryDirectory(prefix="dedup-harness-check-") as scratch:
+        with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("check")) as scratch:
             try:
                 mutant_root(mutant, Path(scratch) / "root", args.reference)
                 print(f"{mutant.id}: applies")

@@ -11,7 +11,7 @@ from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from dedup_harness.core import profiles
+from dedup_harness.core import profiles, scratch_dirs, signals
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.paths import SUITE_DIR
 from dedup_harness.core.runner.args import OUTCOMES_NAME, pytest_args
@@ -72,17 +72,20 @@ def run_suites(
         while waiting or running:
             while waiting and len(running) < limit:
                 index, root = waiting.pop(0)
-                scratch = tempfile.TemporaryDirectory(prefix="dedup-harness-run-")
-                outcomes_file = Path(scratch.name) / OUTCOMES_NAME
-                args = pytest_args(
-                    root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir
-                )
-                process = start_child(context, args, scratch.name, changes, write_bytecode)
-                running[index] = _Running(root, process, scratch, time.monotonic())
+                with signals.deferred():  # a signal now would orphan the child: it waits until it is registered
+                    scratch = tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("run"))
+                    outcomes_file = Path(scratch.name) / OUTCOMES_NAME
+                    args = pytest_args(
+                        root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir
+                    )
+                    process = start_child(context, args, scratch.name, changes, write_bytecode)
+                    running[index] = _Running(root, process, scratch, time.monotonic())
+                    signals.track(process.pid or 0)
             _reap(running, results, timeout=timeout, checks=checks, on_done=on_done)
     finally:
         for run in running.values():  # interrupted: nothing may outlive the parent
             kill_child(run.process)
+            signals.untrack(run.process.pid or 0)
             run.scratch.cleanup()
     return [results[index] for index in range(len(roots))]
 
@@ -104,6 +107,7 @@ def _reap(
         if run.process.exitcode is None and not overran:
             continue
         kill_child(run.process)  # whatever the run left running in its session goes too
+        signals.untrack(run.process.pid or 0)
         output = child_output(run.scratch.name)
         result = read_result(
             run.root, run.outcomes_file, timed_out=overran, output=output, seconds=now - run.started, checks=checks

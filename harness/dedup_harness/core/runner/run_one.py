@@ -7,6 +7,7 @@ process group, and every check without an outcome is a ``timeout``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -16,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from multiprocessing.context import ForkServerContext
 from pathlib import Path
 
-from dedup_harness.core import profiles
+from dedup_harness.core import profiles, scratch_dirs, signals
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.paths import SUITE_DIR
 from dedup_harness.core.runner.args import OUTCOMES_NAME, pytest_args, suite_command
@@ -46,7 +47,7 @@ def run_suite(
     whole_env = {**os.environ, **child_env(env, profile, write_bytecode)}
     if write_bytecode:
         whole_env.pop("PYTHONDONTWRITEBYTECODE", None)
-    with tempfile.TemporaryDirectory(prefix="dedup-harness-run-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("run")) as scratch:
         outcomes_file = Path(scratch) / OUTCOMES_NAME
         if fork is not None:
             args = pytest_args(root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir)
@@ -75,19 +76,28 @@ def child_env(env: Mapping[str, str] | None, profile: str, write_bytecode: bool)
 
 def _run_process(command: list[str], cwd: str, env: Mapping[str, str], timeout: float) -> tuple[str, bool]:
     """Run ``command`` to its end or its time limit; returns (its output, whether it was killed)."""
-    process = subprocess.Popen(
-        command,
-        cwd=cwd,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # so a timeout can kill everything the run started
-    )
+    with signals.deferred():
+        process = subprocess.Popen(
+            command,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # so a timeout can kill everything the run started
+        )
+        signals.track(process.pid)
     try:
         output, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         output, _ = process.communicate()
+    except BaseException:  # interrupted: the run goes with us
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        raise
+    finally:
+        signals.untrack(process.pid)
     timed_out = process.returncode is not None and process.returncode < 0
     return output.decode("utf-8", "replace"), timed_out
 
@@ -101,8 +111,13 @@ def _run_forked(
     write_bytecode: bool,
 ) -> tuple[str, bool]:
     """pytest with ``args`` in a child of the fork server; returns (its output, whether it was killed)."""
-    process = start_child(context, args, cwd, env, write_bytecode)
-    process.join(timeout)
-    timed_out = process.exitcode is None
-    kill_child(process)  # and whatever the run left running in its session
+    with signals.deferred():
+        process = start_child(context, args, cwd, env, write_bytecode)
+        signals.track(process.pid or 0)
+    try:
+        process.join(timeout)
+    finally:
+        timed_out = process.exitcode is None
+        kill_child(process)  # and whatever the run left running in its session
+        signals.untrack(process.pid or 0)
     return child_output(cwd), timed_out

@@ -1,8 +1,10 @@
 """The batch CSV: one row per submission, its score, its diagnosis and the outcome of every check.
 
-Rows are sorted by submission name; ``shard`` says which ``--shard i/n`` run graded the row, so
-``merge`` can tell a missing shard from an empty one. No timing column: the file is byte for byte
-the same when the same submissions are graded again.
+The first line is a comment naming the batch (``batch_identity``: a digest of the submissions, the
+checks, the weights and the harness version, and the weights themselves), then the header. Rows are
+sorted by submission name; ``shard`` says which ``--shard i/n`` run graded the row, so ``merge`` can
+tell a missing shard from an empty one. No timing column: the file is byte for byte the same when
+the same submissions are graded again.
 """
 
 from __future__ import annotations
@@ -10,10 +12,13 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.grade.batch_identity import BatchIdentity, parse_line
 from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.scoring import points_text
 
 FIXED: tuple[str, ...] = (
     "isolation_warning",  # first: a run without isolation (--unisolated) says so in every row
@@ -36,8 +41,8 @@ def row(report: GradeReport, shard: str) -> dict[str, str]:
         "submission": report.submission,
         "shard": shard,
         "status": str(report.status),
-        "score": f"{report.score:g}",
-        "max_score": f"{report.max_score:g}",
+        "score": points_text(report.score),
+        "max_score": points_text(report.max_score),
         "fails_like": " ".join(d.mutant for d in report.diagnosis if d.exact),
         "fails_partly_like": " ".join(d.mutant for d in report.diagnosis if not d.exact),
         "problems": " | ".join(
@@ -49,8 +54,10 @@ def row(report: GradeReport, shard: str) -> dict[str, str]:
     }
 
 
-def render(rows: Iterable[Mapping[str, str]]) -> str:
+def render(rows: Iterable[Mapping[str, str]], batch: BatchIdentity) -> str:
+    """The batch line (``batch_identity``), the header, and the rows sorted by submission."""
     out = io.StringIO()
+    out.write(batch.line())
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(sorted(rows, key=lambda r: r["submission"]))
@@ -58,17 +65,50 @@ def render(rows: Iterable[Mapping[str, str]]) -> str:
 
 
 class CsvError(ValueError):
-    """A shard's CSV is not one ``grade --csv`` wrote: the message names the file."""
+    """A shard's CSV is not one ``grade --csv`` wrote: the message names the file (and the line)."""
 
 
-def read(path: Path) -> list[dict[str, str]]:
+@dataclass(frozen=True)
+class ShardFile:
+    """What one grade CSV holds: its batch, and its rows with the line each ends on."""
+
+    path: Path
+    batch: BatchIdentity
+    rows: list[dict[str, str]]
+    lines: list[int]
+
+
+def read(path: Path) -> ShardFile:
     try:
         with open(path, encoding="utf-8", newline="") as f:
+            try:
+                batch = parse_line(f.readline())
+            except ValueError as exc:
+                raise CsvError(f"{path}: not a grade CSV: {exc}") from None
             reader = csv.DictReader(f)
             check_header(path, tuple(reader.fieldnames or ()))
-            return list(reader)
+            rows, lines = [], []
+            for row in reader:
+                if None in row or None in row.values():
+                    raise CsvError(
+                        f"{path}, line {reader.line_num + 1}: {_width(row)} fields; the header has {len(COLUMNS)}"
+                    )
+                rows.append(row)
+                lines.append(reader.line_num + 1)  # the batch line comes before what the reader counts
+            return ShardFile(path, batch, rows, lines)
     except OSError as exc:
         raise CsvError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise CsvError(f"{path}: not a grade CSV (not UTF-8 text)") from None
+    except csv.Error as exc:
+        raise CsvError(f"{path}: not a grade CSV ({exc})") from None
+
+
+def _width(row: Mapping[str | None, object]) -> int:
+    extra = row.get(None)
+    return sum(1 for key, value in row.items() if key is not None and value is not None) + (
+        len(extra) if isinstance(extra, list) else 0
+    )
 
 
 def check_header(path: Path, header: tuple[str, ...]) -> None:

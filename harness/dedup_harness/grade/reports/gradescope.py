@@ -12,6 +12,7 @@ from typing import Any
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.scoring import points_number, points_text
 
 VISIBLE = "visible"
 HIDDEN = "hidden"
@@ -19,7 +20,7 @@ HIDDEN = "hidden"
 
 def results(report: GradeReport) -> dict[str, Any]:
     return {
-        "score": report.score,
+        "score": points_number(report.score),
         "execution_time": report.seconds,
         "output": overview(report),
         "output_format": "text",
@@ -29,8 +30,8 @@ def results(report: GradeReport) -> dict[str, Any]:
             {
                 "name": check.name,
                 "number": str(check.number),
-                "score": check.score,
-                "max_score": check.max_score,
+                "score": points_number(check.score),
+                "max_score": points_number(check.max_score),
                 "status": "passed" if check.outcome is Outcome.PASSED else "failed",
                 "output": check.feedback.text() if check.feedback else "Passed.",
                 "output_format": "text",
@@ -53,7 +54,7 @@ def overview(report: GradeReport) -> str:
                 "details.",
             ]
         )
-    lines = [*first, f"Score: {report.score:g} / {report.max_score:g}."]
+    lines = [*first, f"Score: {points_text(report.score)} / {points_text(report.max_score)}."]
     if report.problems:
         lines += ["", "Problems found before the checks ran:", *(f"- {p}" for p in report.problems)]
     if report.unjudged:

@@ -20,6 +20,7 @@ from dedup_harness.core import pages, svg
 from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.reports.class_view import ClassView, class_view
 from dedup_harness.grade.reports.fields import fields_of
+from dedup_harness.grade.scoring import points_text
 
 EXACT, PARTLY = "#8250df", "#d8b9ff"  # the pitfalls chart's two shades
 PROTECTIONS_SHOWN = ("isolation", "network", "user", "process_namespace", "harness_files_hidden", "notes")
@@ -27,8 +28,10 @@ PROTECTIONS_SHOWN = ("isolation", "network", "user", "process_namespace", "harne
 
 def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
     view = class_view(reports)
+    env = pages.environment(__package__ or "")
+    env.filters["points"] = points_text  # exact points, as every other report writes them
     return pages.render(
-        pages.environment(__package__ or ""),
+        env,
         "grade.html.j2",
         title=f"dedup-harness grade: {len(reports)} submission(s)",
         version=__version__,
@@ -50,11 +53,11 @@ def plots(view: ClassView) -> dict[str, Markup]:
 
 def _scores(view: ClassView) -> Markup:
     graded = view.graded
-    top = max((r.max_score for r in graded), default=1.0) or 1.0
+    top = float(max((r.max_score for r in graded), default=1) or 1)
     bins = int(top) if float(top).is_integer() and top <= 40 else 20
     fig = svg.figure(7, 2.6, bottom=0.6)
     ax = fig.subplots()
-    ax.hist([r.score for r in graded], bins=bins, range=(0, top), color="#0969da", edgecolor="white")
+    ax.hist([float(r.score) for r in graded], bins=bins, range=(0, top), color="#0969da", edgecolor="white")
     ax.set_xlabel(f"score (of {top:g})")
     ax.set_ylabel("submissions")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))

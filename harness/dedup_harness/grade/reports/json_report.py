@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.scoring import points_number
 
 SCHEMA_ID = "dedup-harness/grade/1"
 SCHEMA_PATH = Path(__file__).with_name("grade.schema.json")
@@ -21,8 +22,8 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
     return {
         "submission": report.submission,
         "status": str(report.status),
-        "score": report.score,
-        "max_score": report.max_score,
+        "score": points_number(report.score),
+        "max_score": points_number(report.max_score),
         "problems": list(report.problems),
         "harness_error": report.harness_error,
         "unjudged": report.unjudged,
@@ -35,8 +36,8 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
                 "number": check.number,
                 "name": check.name,
                 "outcome": str(check.outcome),
-                "score": check.score,
-                "max_score": check.max_score,
+                "score": points_number(check.score),
+                "max_score": points_number(check.max_score),
                 "asserts": check.feedback.asserts if check.feedback else "",
                 "feedback": list(check.feedback.problems) if check.feedback else [],
                 "smallest_input": check.feedback.smallest_input if check.feedback else "",

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.scoring import points_text
 
 TOTALS = ("tests", "failures", "errors")
 
@@ -52,8 +53,8 @@ def _suite(report: GradeReport) -> ET.Element:
     for name, value in (
         *([("isolation_warning", report.warning)] if report.warning else []),
         ("status", str(report.status)),
-        ("score", f"{report.score:g}"),
-        ("max_score", f"{report.max_score:g}"),
+        ("score", points_text(report.score)),
+        ("max_score", points_text(report.max_score)),
         ("fails_like", " ".join(d.mutant for d in report.diagnosis if d.exact)),
     ):
         # One property table per file for some readers: the submission's name keeps each name unique.

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.scoring import out_of, points_text
 
 WARNING_STYLE = "bold white on red"
 STYLE = {Outcome.PASSED: "green", Outcome.FAILED: "red", Outcome.ERROR: "magenta", Outcome.TIMEOUT: "yellow"}
@@ -27,7 +28,8 @@ def print_warning(console: Console, warning: str) -> None:
 
 def print_report(console: Console, report: GradeReport, *, show_student_output: bool = False) -> None:
     print_warning(console, report.warning)
-    console.print(Text(f"{report.submission}: {report.score:g} / {report.max_score:g}", style="bold"))
+    score = f"{points_text(report.score)} / {points_text(report.max_score)}"
+    console.print(Text(f"{report.submission}: {score}", style="bold"))
     if report.status is Status.HARNESS_ERROR:
         console.print(Text(f"HARNESS ERROR (not the submission's fault): {report.harness_error}", style="bold red"))
     for problem in report.problems:
@@ -41,7 +43,7 @@ def print_report(console: Console, report: GradeReport, *, show_student_output: 
         table.add_column(column, justify="right" if column in ("#", "points") else "left")
     for check in report.checks:
         outcome = Text(str(check.outcome), style=STYLE[check.outcome])
-        table.add_row(str(check.number), check.name, outcome, f"{check.score:g}/{check.max_score:g}")
+        table.add_row(str(check.number), check.name, outcome, out_of(check.score, check.max_score))
     console.print(table)
     for check in report.checks:
         if check.feedback and report.status is Status.GRADED:
@@ -72,5 +74,5 @@ def print_batch(console: Console, reports: Sequence[GradeReport]) -> None:
     for report in reports:
         lost = " ".join(str(c.number) for c in report.checks if c.outcome is not Outcome.PASSED)
         like = " ".join(d.mutant for d in report.diagnosis if d.exact) or "+".join(d.mutant for d in report.diagnosis)
-        table.add_row(report.submission, f"{report.score:g}/{report.max_score:g}", str(report.status), lost, like)
+        table.add_row(report.submission, out_of(report.score, report.max_score), str(report.status), lost, like)
     console.print(table)

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dedup_harness.core import scratch_dirs
 from dedup_harness.grade import worker
 from dedup_harness.grade.sandbox.bwrap import bwrap_args
 from dedup_harness.grade.sandbox.limits import Limits, prctl_function, set_limits
@@ -45,11 +46,10 @@ from dedup_harness.grade.sandbox.output import OutputTrap
 from dedup_harness.grade.sandbox.protections import WORKER_ENV, describe
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, harness_folders, worker_setup
 from dedup_harness.grade.sandbox.unshare import unshare_prefix
-from dedup_harness.grade.sandbox.users import UID_BASE, drop_privileges, is_root, kill_uid, tasks_of, worker_uid
+from dedup_harness.grade.sandbox.users import drop_privileges, kill_uid, sweep_stale_workers, tasks_of, worker_uid
 
 WORKER_PACKAGE = Path(worker.__file__).resolve().parent
-SESSION_PREFIX = "dedup-harness-grade-"
-OWNER_FILE = "grader.pid"  # a session whose grader is gone is removed by the next grader
+SESSION = "session"  # the session folder's kind: dedup-harness-session-<grader pid>.<start>-...
 PUBLIC_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
 
 
@@ -88,14 +88,9 @@ def session_parent(uid: int | None) -> Path:
 
 
 def sweep_stale_sessions(parent: Path) -> None:
-    """Remove what graders killed before they could clean up left: their workers and folders."""
-    for marker in parent.glob(f"{SESSION_PREFIX}*/{OWNER_FILE}"):
-        with contextlib.suppress(OSError, ValueError):
-            pid = int(marker.read_text(encoding="utf-8"))
-            if not Path(f"/proc/{pid}").exists():
-                if is_root():
-                    kill_uid(UID_BASE + pid)
-                shutil.rmtree(marker.parent, ignore_errors=True)
+    """Remove what graders killed before they could clean up left: their workers, then their folders."""
+    sweep_stale_workers()
+    scratch_dirs.sweep(parent)
 
 
 @dataclass
@@ -118,9 +113,8 @@ class Sandbox:
         self.uid = worker_uid()
         parent = session_parent(self.uid)
         sweep_stale_sessions(parent)
-        self.session = Path(tempfile.mkdtemp(prefix=SESSION_PREFIX, dir=parent))
+        self.session = Path(tempfile.mkdtemp(prefix=scratch_dirs.prefix(SESSION), dir=parent))
         self.session.chmod(0o711)
-        (self.session / OWNER_FILE).write_text(str(os.getpid()), encoding="utf-8")
         self.code = self.session / "code"
         self.home = self.session / "home"
         self.shared = self.session / "shared"

@@ -14,6 +14,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from dedup_harness.core.scratch_dirs import start_ticks
+
 UID_BASE = 1_000_000  # worker uid = UID_BASE + the grader's pid: no two live graders share one
 
 
@@ -43,14 +45,14 @@ def drop_privileges(uid: int | None) -> list[str]:
     ]
 
 
-def processes_of(uid: int) -> list[int]:
-    """Live processes whose real uid is ``uid``, from their status files; zombies are not alive.
+def real_uids() -> dict[int, int]:
+    """The real uid of every live process, by pid, from their status files; zombies are not alive.
 
     (Not from the owner of /proc/<pid>: a process that makes itself non-dumpable hands that to root.
     A zombie can do nothing, and one whose parent died waits for the machine's init to reap it: the
     unshare tier's worker, its namespace's first process, becomes one when unshare is killed.)
     """
-    found = []
+    found = {}
     for status in Path("/proc").glob("[0-9]*/status"):
         try:
             lines = status.read_text().splitlines()
@@ -58,9 +60,14 @@ def processes_of(uid: int) -> list[int]:
             continue  # it ended while we looked
         fields = {line.split(":", 1)[0]: line.split()[1:] for line in lines if ":" in line}
         uids, state = fields.get("Uid", []), fields.get("State", ["?"])
-        if uids and int(uids[0]) == uid and state[0] != "Z":
-            found.append(int(status.parent.name))
+        if uids and state[0] != "Z":
+            found[int(status.parent.name)] = int(uids[0])
     return found
+
+
+def processes_of(uid: int) -> list[int]:
+    """Live processes whose real uid is ``uid``."""
+    return [pid for pid, owner in real_uids().items() if owner == uid]
 
 
 def tasks_of(uid: int) -> int:
@@ -71,6 +78,20 @@ def tasks_of(uid: int) -> int:
             status = Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines()
             total += int(next((line.split()[1] for line in status if line.startswith("Threads:")), "1"))
     return total
+
+
+def sweep_stale_workers() -> None:
+    """As root: kill what the workers of graders that are gone left running (a worker's uid names its grader).
+
+    Only where the worker outlives its grader: as root, with no namespace to take it along (bubblewrap
+    and unshare end with the grader).
+    """
+    if not is_root():
+        return
+    pid_max = int(Path("/proc/sys/kernel/pid_max").read_text()) if Path("/proc/sys/kernel/pid_max").exists() else 0
+    for uid in sorted({owner for owner in real_uids().values() if UID_BASE < owner <= UID_BASE + pid_max}):
+        if start_ticks(uid - UID_BASE) is None:
+            kill_uid(uid)
 
 
 def kill_uid(uid: int) -> None:

@@ -1,0 +1,28 @@
+"""argparse types for the numbers every command takes: refused as the arguments are parsed, naming the option."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+
+def count(text: str) -> int:
+    """A whole number of at least 1 (jobs, children)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text}: expected at least 1")
+    return value
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a number of seconds") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text}: expected a positive number of seconds")
+    return value

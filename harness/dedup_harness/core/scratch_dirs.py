@@ -1,0 +1,94 @@
+"""Scratch that names the process owning it, and the sweep of what dead runs left behind.
+
+Everything temporary a run makes (a suite run's folder, grade's, verify's and mutation's scratch, the
+folder dedup's spool lives in, a sandbox session, an output's part file) is named
+``dedup-harness-<kind>-<pid>.<start>-...`` (a part file with a leading dot): the owner's pid and its
+start time in clock ticks since boot (``/proc/<pid>/stat``), so a pid the system has reused is not
+taken for the owner. A run killed outright (SIGKILL, a power cut) cannot clean up after itself;
+the next run of any command sweeps what such runs left in the temp folder (and dedup in its spool
+folder, an output in its own folder). Names without an owner are never touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+PREFIX = "dedup-harness-"
+_OWNED = re.compile(r"^\.?dedup-harness-[a-z]+-(?P<pid>\d+)\.(?P<start>\d+)-")
+_watched: set[Path] = set()  # folders beside the temp folder that this run made scratch in
+
+
+def start_ticks(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot); None when it is gone or a zombie."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (command) ": state is field 3 of the line
+    return None if fields[0] in ("Z", "X") else int(fields[19])
+
+
+@functools.cache
+def _tag(pid: int) -> str:
+    return f"{pid}.{start_ticks(pid) or 0}"
+
+
+def owner_tag() -> str:
+    """``<pid>.<start>`` of this process (a forked child gets its own)."""
+    return _tag(os.getpid())
+
+
+def prefix(kind: str) -> str:
+    """The name prefix of this process's scratch of ``kind`` (a lowercase word: run, grade, session...)."""
+    return f"{PREFIX}{kind}-{owner_tag()}-"
+
+
+def part_prefix() -> str:
+    """The name prefix of an output's part file: hidden, and swept like any other scratch."""
+    return "." + prefix("part")
+
+
+def watch(folder: Path) -> None:
+    """Sweep ``folder`` too when this run ends (a spool folder, an output's folder)."""
+    _watched.add(folder)
+
+
+def is_dead(name: str, *, mine: bool = False) -> bool:
+    """Does ``name`` belong to a process that is gone (or, with ``mine``, to this one)?"""
+    match = _OWNED.match(name)
+    if match is None:
+        return False
+    pid, start = int(match["pid"]), int(match["start"])
+    if mine and pid == os.getpid():
+        return True
+    ticks = start_ticks(pid)
+    return ticks is None or (start != 0 and ticks != start)
+
+
+def sweep(folder: Path, *, mine: bool = False) -> list[Path]:
+    """Remove the scratch in ``folder`` whose owner is dead (and, with ``mine``, this process's own)."""
+    removed = []
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        stale = [Path(e.path) for e in entries if e.name.lstrip(".").startswith(PREFIX) and is_dead(e.name, mine=mine)]
+    for path in stale:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        removed.append(path)
+    return removed
+
+
+def sweep_all(*, mine: bool = False) -> list[Path]:
+    """Sweep the temp folder and every watched folder; ``mine`` when this run is ending."""
+    folders = [Path(tempfile.gettempdir()), *sorted(_watched)]
+    if mine:
+        _watched.clear()
+    return [path for folder in folders for path in sweep(folder, mine=mine)]
