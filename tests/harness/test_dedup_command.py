@@ -161,7 +161,8 @@ def spool_while_writing(monkeypatch: pytest.MonkeyPatch, spool: Path) -> list[li
 
     def looking(out: Any, record: dict[str, Any]) -> None:
         if not seen:
-            (folder,) = spool.iterdir()
+            (run,) = spool.iterdir()  # the command's own folder for this run, named by its process
+            (folder,) = run.iterdir()  # the stage's spool in it
             seen.append(left_in(folder))
         real(out, record)
 

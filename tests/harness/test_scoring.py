@@ -77,7 +77,7 @@ def test_full_marks_are_exactly_the_total_in_every_report() -> None:
     assert json.loads(gradescope.render(full))["score"] == 100
     document = json.loads(json_report.render([full], summarize([row])))
     assert document["submissions"][0]["score"] == 100 and document["summary"]["mean_score"] == 100
-    assert '<property name="score" value="100" />' in junit.render([full])
+    assert f'<property name="{full.submission}: score" value="100" />' in junit.render([full])
 
 
 def test_points_read_with_four_fixed_places_at_most() -> None:

@@ -54,7 +54,7 @@ WORLD_VERIFY = (
     "from dedup_harness.cli import main\n"
     "from world import CHECKS\n"
     "root = Path(sys.argv[1])\n"
-    "world = Layout(root / 'impl', root / 'tests' / 'suite', root / 'mutants', CHECKS)\n"
+    "world = Layout(root / 'impl', None, root / 'tests' / 'suite', root / 'mutants', CHECKS)\n"
     "verify.Layout = lambda: world  # type: ignore[assignment, misc]\n"
     "sys.exit(main(sys.argv[2:]))\n"
 )
