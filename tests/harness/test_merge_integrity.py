@@ -10,9 +10,11 @@ from typing import Any
 
 import pytest
 
+from dedup_harness import __version__
 from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.provenance import Provenance
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.report import GradeReport
 from grade_fakes import buggy_report, report
@@ -70,8 +72,8 @@ def edit_row(path: Path, submission: str, **cells: str) -> None:
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     for n, line in enumerate(lines):
         fields = next(csv.reader([line]))
-        if fields and fields[0] == submission:
-            header = next(csv.reader([next(text for text in lines if text.startswith("submission,"))]))
+        header = next(csv.reader([lines[1]]))  # after the batch line
+        if n > 1 and dict(zip(header, fields, strict=True))["submission"] == submission:
             row = dict(zip(header, fields, strict=True)) | cells
             out = io.StringIO()
             csv.writer(out, lineterminator="\n").writerow(row.values())
@@ -82,7 +84,7 @@ def edit_row(path: Path, submission: str, **cells: str) -> None:
 def test_shards_of_honest_grades_merge(grade: Grade) -> None:
     assert merge(*grade(NAMES, 2)) == 0
     lines = Path("merged.csv").read_text(encoding="utf-8").splitlines()
-    assert [line.split(",")[0] for line in lines[2:]] == NAMES
+    assert [row["submission"] for row in csv.DictReader(lines[1:])] == NAMES
 
 
 def test_shards_of_two_batches_are_refused_naming_both(grade: Grade, capsys: Any) -> None:
@@ -100,6 +102,20 @@ def test_shards_graded_with_different_weights_are_refused(grade: Grade, capsys: 
     capsys.readouterr()
     assert merge(plain[0], heavier[1]) == 2
     assert "different weights" in one_line(capsys)
+
+
+def test_shards_graded_with_different_dependency_sets_are_refused(
+    grade: Grade, capsys: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine of the batch with another Hypothesis release may draw other examples: its shard is refused."""
+    here = grade(NAMES, 2, tag="a")
+    other = Provenance(__version__, ("hypothesis==0.0.1",), "sha256:" + "0" * 64)
+    monkeypatch.setattr("dedup_harness.grade.batch_identity.here", lambda: other)
+    elsewhere = grade(NAMES, 2, tag="b")
+    assert '"dependencies":"sha256:000' in elsewhere[1].read_text(encoding="utf-8").splitlines()[0]
+    capsys.readouterr()
+    assert merge(here[0], elsewhere[1]) == 2
+    assert "different dependency sets (sha256:" in one_line(capsys)
 
 
 @pytest.mark.parametrize(

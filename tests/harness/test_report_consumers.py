@@ -68,7 +68,7 @@ def test_junitparser_reads_every_suite_with_real_times_and_the_root_totals() -> 
     times = [case.time for case in suites[1]]
     assert times == [check.seconds for check in buggy_report().checks] and min(times) > 0, "each check's own time"
     assert {p.name for p in suites[1].properties()} == {
-        f"bob/dedup.py: {k}" for k in ("status", "score", "max_score", "fails_like")
+        f"bob/dedup.py: {k}" for k in ("status", "score", "max_score", "fails_like", "harness_version", "dependencies")
     }
 
 

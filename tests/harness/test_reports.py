@@ -16,6 +16,7 @@ from dedup_harness.cli import main
 from dedup_harness.commands import grade as grade_command
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.provenance import here
 from dedup_harness.grade.batch_identity import identify
 from dedup_harness.grade.grader import from_sidecar
 from dedup_harness.grade.report import Status
@@ -103,7 +104,9 @@ def test_reports_of_the_same_grade_are_identical_text() -> None:
     assert csv_report.render([csv_report.row(first, "1/1")], batch) == csv_report.render(
         [csv_report.row(second, "1/1")], batch
     )
-    assert json_report.render([first], {}).replace("1.5", "99.0") == json_report.render([second], {})
+    first_text, second_text = json_report.render([first], {}), json_report.render([second], {})
+    assert '"seconds": 1.5' in first_text
+    assert first_text.replace('"seconds": 1.5', '"seconds": 99.0') == second_text
 
 
 def sidecar(*events: dict[str, str]) -> dict[str, Any]:
@@ -144,7 +147,8 @@ def test_a_run_without_isolation_says_so_first_in_each_format() -> None:
     warned = report(options=replace(OPTIONS, warning="graded WITHOUT isolation (--unisolated, none tier): all"))
     assert next(iter(json.loads(json_report.render([warned], {})))) == "isolation_warning"
     assert gradescope.overview(warned).startswith("WARNING: graded WITHOUT isolation")
-    assert csv_report.render([csv_report.row(warned, "1/1")]).splitlines()[1].startswith('"graded WITHOUT')
+    table = csv_report.render([csv_report.row(warned, "1/1")], identify([warned.submission], equal_weights()))
+    assert table.splitlines()[2].startswith('"graded WITHOUT')  # after the batch line and the header
     assert junit.render([warned]).splitlines()[1].strip().startswith("<!-- WARNING: graded WITHOUT")
     quiet = report()
     assert quiet.warning == "" and "WARNING" not in junit.render([quiet]) + gradescope.overview(quiet)
@@ -153,8 +157,27 @@ def test_a_run_without_isolation_says_so_first_in_each_format() -> None:
 def test_the_gradescope_batch_layout_the_help_describes_is_the_one_grade_writes(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with pytest.raises(SystemExit):
-        main(["grade", "--help"])
+    assert main(["grade", "--help"]) == 0
     described = " ".join(capsys.readouterr().out.split())
     assert "one folder each" in described and "alice/dedup.py -> DIR/alice_dedup.py/" in described
     assert grade_command.safe_name("alice/dedup.py") == "alice_dedup.py"
+
+
+def test_every_report_names_the_harness_version_and_the_dependency_digest() -> None:
+    """A grade is reproducible only within one dependency set: each report says which one graded it."""
+    made_by, graded = here(), buggy_report()
+    document = json.loads(json_report.render([graded], summarize([csv_report.row(graded, "1/1")])))
+    assert document["provenance"] == {
+        "version": made_by.version,
+        "dependencies": made_by.digest,
+        "packages": list(made_by.dependencies),
+    }
+    assert made_by.digest.startswith("sha256:") and any(p.startswith("hypothesis==") for p in made_by.dependencies)
+    results = json.loads(gradescope.render(graded))
+    assert results["extra_data"] == {"harness_version": made_by.version, "dependencies": made_by.digest}
+    assert results["output"].endswith(f"Graded by {made_by.line()}.")
+    properties = {p.get("name"): p.get("value") for p in ET.fromstring(junit.render([graded])).iter("property")}
+    assert properties[f"{graded.submission}: harness_version"] == made_by.version
+    assert properties[f"{graded.submission}: dependencies"] == made_by.digest
+    batch_line = csv_report.render([csv_report.row(graded, "1/1")], identify([graded.submission], equal_weights()))
+    assert f'"dependencies":"{made_by.digest}"' in batch_line.splitlines()[0]

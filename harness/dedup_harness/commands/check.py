@@ -16,6 +16,7 @@ from rich.console import Console
 
 from dedup_harness.commands.grade import diagnoser
 from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
+from dedup_harness.core.provenance import here
 from dedup_harness.grade.grader import GradingOptions, grade
 from dedup_harness.grade.report import Status
 from dedup_harness.grade.reports import json_report, terminal
@@ -49,7 +50,9 @@ def run(args: argparse.Namespace) -> int:
             outputs.commit()
         except OutputError as exc:
             return fail("check", exc)
-    terminal.print_report(Console(stderr=to_stdout(args.json), soft_wrap=False), report, show_student_output=True)
+    console = Console(stderr=to_stdout(args.json), soft_wrap=False)
+    terminal.print_report(console, report, show_student_output=True)
+    console.print(f"checked by {here().line()}", style="dim")
     if report.status is Status.HARNESS_ERROR:
         return 2
     return 0 if report.score == report.max_score else 1

@@ -22,6 +22,7 @@ from rich.console import Console
 from dedup_harness.commands.arguments import count, seconds
 from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
 from dedup_harness.commands.progress import Progress
+from dedup_harness.core.provenance import here
 from dedup_harness.core.runner import start_fork_server
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.batch_identity import BatchIdentity, identify
@@ -175,6 +176,7 @@ def write_outputs(
         f"{summary['graded']} graded, {summary['harness_errors']} harness errors, "
         f"{summary['full_marks']} with full marks, mean {summary['mean_score']} / {summary['max_score']}"
     )
+    console.print(f"graded by {here().line()}", style="dim")
     if args.json:
         outputs.put("--json", json_report.render(reports, summary))
     if args.csv:

@@ -9,6 +9,7 @@ lines, sorted; the digest is their SHA-256.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -82,6 +83,12 @@ def provenance(python_version: str | None = None) -> Provenance:
     lines = tuple(f"{name}=={version}" for name, version in installed_closure(python_version))
     digest = "sha256:" + hashlib.sha256("".join(line + "\n" for line in lines).encode("ascii")).hexdigest()
     return Provenance(__version__, lines, digest)
+
+
+@functools.cache
+def here() -> Provenance:
+    """This installation's provenance, worked out once per process (it reads every package's metadata)."""
+    return provenance()
 
 
 def main() -> None:

@@ -1,9 +1,11 @@
 """Which batch a grade CSV belongs to: a digest of everything a score depends on, carried in the file.
 
 A batch is the full, sorted list of submissions given to ``grade`` (before ``--shard`` splits it),
-the checks of the suite, the weights and the harness version. Every CSV ``grade`` writes starts with
-one comment line that carries the digest of these, the weights themselves (exact, as fractions) and
-the version, so ``merge`` can refuse shards of different batches and recompute every row's score.
+the checks of the suite, the weights, the harness version and the digest of the dependency set it
+ran with (``core.provenance``: another Hypothesis release may draw other examples). Every CSV
+``grade`` writes starts with one comment line that carries the digest of these, the weights
+themselves (exact, as fractions), the version and the dependency digest, so ``merge`` can refuse
+shards of different batches and recompute every row's score.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from fractions import Fraction
 
 from dedup_harness import __version__
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.provenance import here
 from dedup_harness.grade.scoring import Weights
 
 LINE_PREFIX = "# dedup-harness batch "
@@ -23,8 +26,9 @@ LINE_PREFIX = "# dedup-harness batch "
 
 @dataclass(frozen=True)
 class BatchIdentity:
-    digest: str  # sha256 of the submissions, checks, weights and harness version
+    digest: str  # sha256 of the submissions, checks, weights, harness version and dependency set
     harness: str
+    dependencies: str  # the installed dependency set's digest ("sha256:...")
     submissions: int
     weights: Weights
 
@@ -33,6 +37,7 @@ class BatchIdentity:
         fields = {
             "batch": self.digest,
             "harness": self.harness,
+            "dependencies": self.dependencies,
             "submissions": self.submissions,
             "weights": {name: str(points) for name, points in self.weights.points.items()},
         }
@@ -43,15 +48,22 @@ class BatchIdentity:
         return self.digest[:12]
 
 
-def identify(submissions: Sequence[str], weights: Weights, *, harness: str = __version__) -> BatchIdentity:
-    """The identity of the batch that grades ``submissions`` (every one, before sharding) with ``weights``."""
+def identify(
+    submissions: Sequence[str], weights: Weights, *, harness: str = __version__, dependencies: str | None = None
+) -> BatchIdentity:
+    """The identity of the batch that grades ``submissions`` (every one, before sharding) with ``weights``.
+
+    ``dependencies`` defaults to the digest of the dependency set installed here.
+    """
     names = sorted(set(submissions))
-    return BatchIdentity(digest_of(names, weights.points, harness), harness, len(names), weights)
+    deps = dependencies if dependencies is not None else here().digest
+    return BatchIdentity(digest_of(names, weights.points, harness, deps), harness, deps, len(names), weights)
 
 
-def digest_of(names: Sequence[str], points: Mapping[str, Fraction], harness: str) -> str:
+def digest_of(names: Sequence[str], points: Mapping[str, Fraction], harness: str, dependencies: str) -> str:
     canonical = {
         "checks": list(CHECKS),
+        "dependencies": dependencies,
         "harness": harness,
         "submissions": sorted(names),
         "weights": {name: str(points[name]) for name in CHECKS},
@@ -66,6 +78,12 @@ def parse_line(line: str) -> BatchIdentity:
     try:
         fields = json.loads(line[len(LINE_PREFIX) :])
         weights = {name: Fraction(fields["weights"][name]) for name in CHECKS}
-        return BatchIdentity(str(fields["batch"]), str(fields["harness"]), int(fields["submissions"]), Weights(weights))
+        return BatchIdentity(
+            str(fields["batch"]),
+            str(fields["harness"]),
+            str(fields["dependencies"]),
+            int(fields["submissions"]),
+            Weights(weights),
+        )
     except (ValueError, KeyError, TypeError, ZeroDivisionError) as exc:
         raise ValueError(f"its batch line cannot be read ({type(exc).__name__}: {exc})") from None

@@ -76,7 +76,7 @@ def merge_rows(paths: Sequence[Path]) -> tuple[list[dict[str, str]], list[str], 
         if len(missing) > sum(1 for file in files if not file.rows):
             raise ShardError(f"shards missing: {', '.join(f'{i}/{count}' for i in missing)}")
         notes.append(f"{len(paths)} shard files, {len(rows)} submissions, split {count} ways, batch {batch.short}")
-    if digest_of(names, batch.weights.points, batch.harness) != batch.digest:
+    if digest_of(names, batch.weights.points, batch.harness, batch.dependencies) != batch.digest:
         raise ShardError(
             f"the shards hold {len(rows)} of the batch's {batch.submissions} submissions, or not the same ones "
             f"(batch {batch.short}): pass every shard file of one `grade --shard` run"
@@ -93,6 +93,11 @@ def same_batch(files: Sequence[ShardFile]) -> BatchIdentity:
         pair = f"{first.path} (batch {first.batch.short}) and {file.path} (batch {file.batch.short})"
         if file.batch.harness != first.batch.harness:
             why = f"graded by different harness versions ({first.batch.harness}, {file.batch.harness})"
+        elif file.batch.dependencies != first.batch.dependencies:
+            why = (
+                f"graded with different dependency sets ({first.batch.dependencies[:19]}, "
+                f"{file.batch.dependencies[:19]}): install the same releases on every machine of the batch"
+            )
         elif file.batch.weights != first.batch.weights:
             why = "graded with different weights"
         else:

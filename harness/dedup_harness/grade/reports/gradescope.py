@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.provenance import here
 from dedup_harness.grade.report import GradeReport, Status
 from dedup_harness.grade.scoring import points_number, points_text
 
@@ -22,6 +23,7 @@ def results(report: GradeReport) -> dict[str, Any]:
     return {
         "score": points_number(report.score),
         "execution_time": report.seconds,
+        "extra_data": {"harness_version": here().version, "dependencies": here().digest},
         "output": overview(report),
         "output_format": "text",
         "stdout_visibility": HIDDEN,
@@ -52,6 +54,8 @@ def overview(report: GradeReport) -> str:
                 *first,
                 "The grader failed on this submission; this is not a verdict on your code. Course staff have the "
                 "details.",
+                "",
+                graded_by(),
             ]
         )
     lines = [*first, f"Score: {points_text(report.score)} / {points_text(report.max_score)}."]
@@ -68,7 +72,12 @@ def overview(report: GradeReport) -> str:
             else "What the failures look like (two pitfalls together explain every check lost):"
         )
         lines += ["", heading, *(f"- {d.line()}" for d in report.diagnosis)]
-    return "\n".join(lines)
+    return "\n".join([*lines, "", graded_by()])
+
+
+def graded_by() -> str:
+    """The last line: what graded (a regrade with the same line draws the same examples)."""
+    return f"Graded by {here().line()}."
 
 
 def render(report: GradeReport) -> str:

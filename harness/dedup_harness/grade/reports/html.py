@@ -15,8 +15,8 @@ from typing import Any
 from markupsafe import Markup
 from matplotlib.ticker import MaxNLocator
 
-from dedup_harness import __version__
 from dedup_harness.core import pages, svg
+from dedup_harness.core.provenance import here
 from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.reports.class_view import ClassView, class_view
 from dedup_harness.grade.reports.fields import fields_of
@@ -34,7 +34,7 @@ def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
         env,
         "grade.html.j2",
         title=f"dedup-harness grade: {len(reports)} submission(s)",
-        version=__version__,
+        version=here().line(),
         summary=summary,
         view=view,
         plots=plots(view),

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dedup_harness.core.provenance import here
 from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.scoring import points_number
 
@@ -58,7 +59,13 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
 def document(reports: Sequence[GradeReport], summary: dict[str, Any]) -> dict[str, Any]:
     # "isolation_warning" sorts first: a run without isolation says so before anything else.
     warning = reports[0].warning if reports else ""
+    made_by = here()
     return {
+        "provenance": {
+            "version": made_by.version,
+            "dependencies": made_by.digest,
+            "packages": list(made_by.dependencies),
+        },
         "isolation_warning": warning,
         "schema": SCHEMA_ID,
         "submissions": [report_dict(r) for r in reports],

@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.provenance import here
 from dedup_harness.grade.report import GradeReport, Status
 from dedup_harness.grade.scoring import points_text
 
@@ -56,6 +57,8 @@ def _suite(report: GradeReport) -> ET.Element:
         ("score", points_text(report.score)),
         ("max_score", points_text(report.max_score)),
         ("fails_like", " ".join(d.mutant for d in report.diagnosis if d.exact)),
+        ("harness_version", here().version),
+        ("dependencies", here().digest),
     ):
         # One property table per file for some readers: the submission's name keeps each name unique.
         ET.SubElement(properties, "property", name=f"{report.submission}: {name}", value=value)
