@@ -24,28 +24,20 @@ NAMES = (DEV, CI, GRADING, VERIFY, MUTATION, FUZZ)
 def register() -> None:
     settings.register_profile(DEV, deadline=None, max_examples=50)
     settings.register_profile(CI, deadline=None, max_examples=50, derandomize=True, database=None, print_blob=True)
-    # The grader shrinks every failed check's input itself, the fixture's and the seeded corpora's too
-    # (grade/minimize), so Hypothesis's own shrink phase would only repeat that work, slower.
-    settings.register_profile(
-        GRADING,
-        deadline=None,
-        max_examples=50,
-        derandomize=True,
-        database=None,
-        phases=[Phase.explicit, Phase.reuse, Phase.generate],
-        suppress_health_check=[HealthCheck.too_slow],
-    )
-    # verify runs the suite against every target and only asks whether a check fails: no shrink
-    # phase (a failing mutant would spend seconds shrinking an example nobody reads there).
-    settings.register_profile(
-        VERIFY,
-        deadline=None,
-        max_examples=50,
-        derandomize=True,
-        database=None,
-        phases=[Phase.explicit, Phase.reuse, Phase.generate],
-        suppress_health_check=[HealthCheck.too_slow],
-    )
+    # Neither grading nor verify runs Hypothesis's shrink phase. The grader shrinks every failed
+    # check's input itself (grade/minimize), the fixture's and the seeded corpora's too, so the shrink
+    # phase would only repeat that work, slower; verify only asks whether a check fails, and a failing
+    # mutant would spend seconds shrinking an example nobody reads there.
+    for name in (GRADING, VERIFY):
+        settings.register_profile(
+            name,
+            deadline=None,
+            max_examples=50,
+            derandomize=True,
+            database=None,
+            phases=[Phase.explicit, Phase.reuse, Phase.generate],
+            suppress_health_check=[HealthCheck.too_slow],
+        )
     # mutmut runs the suite once per mutant; a mutant's verdict must not depend on luck or on how
     # slow the trampolines make a test, and nothing may be written to an example database.
     settings.register_profile(
