@@ -35,7 +35,9 @@ if os.environ.get("DEDUP_BENCH_10M", "0") not in ("", "0"):
         CASES[(10_000_000, rate)] = (("digests", "external"), int(os.environ["DEDUP_BENCH_10M"]))
 
 
-@pytest.mark.parametrize(("paragraphs", "repeat_rate"), sorted(CASES), ids=lambda v: f"{v:g}")
+@pytest.mark.parametrize(
+    ("paragraphs", "repeat_rate"), [pytest.param(n, r, id=f"{n}-r{round(r * 100):02d}") for n, r in sorted(CASES)]
+)
 def test_stages(
     benchmark: Any, paragraphs: int, repeat_rate: float, corpus_file: Callable[..., Path], tmp_path: Path
 ) -> None:
