@@ -25,6 +25,7 @@ from dedup_harness.core import jsonl
 from dedup_harness.core.corpora import bench_corpus
 
 SEED = 7
+ROUNDS = int(os.environ.get("DEDUP_BENCH_ROUNDS", "3"))  # below 10M paragraphs; the machine is shared, so more help
 STAGE_RUN = Path(__file__).with_name("stage_run.py")
 RESULTS: dict[str, dict[str, Any]] = {}
 
@@ -76,7 +77,7 @@ def docs_corpus(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], Pat
 
 def run_target(which: str, corpus: Path, out: Path) -> dict[str, Any]:
     """One run of ``stage_run.py`` in a fresh child: its figures, its wall time as a process, its output's digest."""
-    start = time.perf_counter()
+    load, start = os.getloadavg()[0], time.perf_counter()
     child = subprocess.run(
         [sys.executable, str(STAGE_RUN), which, str(corpus), str(out)], capture_output=True, text=True
     )
@@ -85,6 +86,7 @@ def run_target(which: str, corpus: Path, out: Path) -> dict[str, Any]:
         pytest.fail(f"stage_run.py {which} {corpus.name} exited with {child.returncode}:\n{child.stderr}")
     result: dict[str, Any] = json.loads(child.stdout.splitlines()[-1])
     result["process_seconds"] = process_seconds
+    result["loads"] = [load, os.getloadavg()[0]]  # the load average (1 minute) as it began and as it ended
     with open(out, "rb") as written:
         result["output_sha256"] = hashlib.file_digest(written, "sha256").hexdigest()
     out.unlink()
@@ -93,28 +95,26 @@ def run_target(which: str, corpus: Path, out: Path) -> dict[str, Any]:
 
 def run_rounds(
     benchmark: Any, targets: tuple[str, ...], corpus: Path, scratch: Path, rounds: int
-) -> tuple[dict[str, list[dict[str, Any]]], list[float]]:
+) -> dict[str, list[dict[str, Any]]]:
     """Every target once a round, in an order rotated each round, so that the machine's load falls on all alike.
 
-    Returns each target's runs and the load average (1 minute) as each round began. Every output
-    must be byte for byte the same.
+    Returns each target's runs. Every output must be byte for byte the same.
     """
     runs: dict[str, list[dict[str, Any]]] = {which: [] for which in targets}
-    loads: list[float] = []
+    turns = itertools.count()
 
     def one_round() -> None:
-        turn = len(loads) % len(targets)
-        loads.append(os.getloadavg()[0])
+        turn = next(turns) % len(targets)
         for which in targets[turn:] + targets[:turn]:
             runs[which].append(run_target(which, corpus, scratch / f"{which}.jsonl"))
 
     benchmark.pedantic(one_round, rounds=rounds, iterations=1)
     outputs = {which: {r["output_sha256"] for r in found} for which, found in runs.items()}
     assert len(set().union(*outputs.values())) == 1, f"the outputs differ: {outputs}"
-    return runs, loads
+    return runs
 
 
-def best(runs: list[dict[str, Any]], paragraphs: int, loads: list[float]) -> dict[str, Any]:
+def best(runs: list[dict[str, Any]], paragraphs: int) -> dict[str, Any]:
     """The best of the rounds: least wall time, least CPU time, least growth of the peak."""
     assert all(r["stats"]["paragraphs"] == paragraphs for r in runs)
     growth = min(r["peak_rss"] - r["baseline_rss"] for r in runs)
@@ -129,7 +129,8 @@ def best(runs: list[dict[str, Any]], paragraphs: int, loads: list[float]) -> dic
         "process_peak": min(max(r["import_peak_rss"], r["peak_rss"]) for r in runs),
         "rounds": len(runs),
         "all_seconds": [r["seconds"] for r in runs],
-        "loads": loads,
+        "all_cpu_seconds": [r["cpu_seconds"] for r in runs],
+        "loads": [load for r in runs for load in r["loads"]],
         "stats": runs[0]["stats"],
     }
 

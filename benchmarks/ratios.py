@@ -130,9 +130,11 @@ def _command_rows(results: Results) -> list[Row]:
                 )
         alone = results.get(f"progress:alone:{docs}")
         if alone and quiet:
-            for mode in ("quiet", "log"):
+            for mode in ("quiet", "log", "bar"):
                 what = f"progress counting timed alone ({mode}) / dedup -q CPU time, {at}"
                 rows.append(_row(what, alone[f"{mode}_seconds"], quiet["cpu_seconds"], "s", PROGRESS_GOAL))
+            what = "rich's bar, its redrawing thread alone: CPU seconds per second shown"
+            rows.append(_row(what, alone["bar_idle_cpu_per_second"], 1.0, "s", PROGRESS_GOAL))
     return rows
 
 
