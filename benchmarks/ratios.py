@@ -63,6 +63,8 @@ def _stage_rows(results: Results) -> list[Row]:
                     memory_goal,
                 )
             )
+            what = f"{pair}, whole process: peak resident size (interpreter and imports included), {at}"
+            rows.append(_row(what, a["process_peak"], b["process_peak"], "MB", None))
     return rows
 
 
