@@ -21,7 +21,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TaskID, 
 from rich.progress import Progress as RichProgress
 
 LOG_EVERY = 10.0  # seconds between two lines of an anonymous count, off a terminal
-REFRESH = 10  # display updates per second, at most
+# Display updates per second, at most. rich redraws from a thread of its own whether the count moved
+# or not (1.4 ms a redraw of this bar): 10 a second cost 2.1-2.4 % of a core, 2 a second 0.5 %
+# (benchmarks/README.md, issue 16: progress should cost under 1 % of a run).
+REFRESH = 2
 _CHECK_EVERY = 1024  # advances between two looks at the clock
 
 
