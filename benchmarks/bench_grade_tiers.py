@@ -48,7 +48,9 @@ def one_grade(command: list[str], env: dict[str, str]) -> tuple[float, float, st
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    row = next(csv.DictReader(io.StringIO(done.stdout)), {})
+    # The CSV's first line names its batch (a comment); a baseline older than that has none.
+    table = "".join(line for line in done.stdout.splitlines(keepends=True) if not line.startswith("# "))
+    row = next(csv.DictReader(io.StringIO(table)), {})
     ok = done.returncode == 0 and row.get("status") == "graded" and row.get("score") == row.get("max_score")
     return wall, cpu, "" if ok else (done.stderr.strip().splitlines() or ["no output"])[-1]
 
