@@ -16,7 +16,6 @@ from markupsafe import Markup
 from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
 from dedup_harness.core import pages, svg
-from dedup_harness.core.provenance import here
 
 
 def render(reports: Sequence[AuditReport], bloommask: BloommaskReport | None) -> str:
@@ -26,7 +25,6 @@ def render(reports: Sequence[AuditReport], bloommask: BloommaskReport | None) ->
         pages.environment(__package__ or ""),
         "audit.html.j2",
         title="dedup-harness audit-bloom: " + ", ".join(r.target for r in reports),
-        version=here().line(),
         targets=targets,
         bloommask=bloommask,
         passed=all(r.passed for r in reports),

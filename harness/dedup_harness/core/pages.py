@@ -11,6 +11,8 @@ from typing import Any
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 
+from dedup_harness.core.provenance import here
+
 
 def environment(package: str) -> Environment:
     """Templates of ``package`` (its ``templates/`` folder) and the shared layout, autoescaped."""
@@ -22,4 +24,5 @@ def environment(package: str) -> Environment:
 
 
 def render(env: Environment, template: str, **context: Any) -> str:
-    return env.get_template(template).render(**context)
+    """``template`` filled with ``context``; the layout's footer names what wrote the page (``made_by``)."""
+    return env.get_template(template).render(made_by=here().line(), **context)

@@ -16,7 +16,6 @@ from matplotlib.ticker import MaxNLocator
 
 from dedup_harness.core import pages, svg
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.core.provenance import here
 from dedup_harness.verify.matrix import Matrix, Row
 from dedup_harness.verify.report import SYMBOL, findings, shown_rows, verdict
 from dedup_harness.verify.targets import Kind
@@ -35,7 +34,6 @@ def render(matrix: Matrix) -> str:
         pages.environment(__package__ or ""),
         "verify.html.j2",
         title="dedup-harness verify: the kill matrix",
-        version=here().line(),
         matrix=matrix,
         rows=[(row, verdict(row), _expected(row)) for row in rows],
         counts=matrix.kill_counts(),

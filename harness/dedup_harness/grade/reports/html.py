@@ -16,7 +16,6 @@ from markupsafe import Markup
 from matplotlib.ticker import MaxNLocator
 
 from dedup_harness.core import pages, svg
-from dedup_harness.core.provenance import here
 from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.reports.class_view import ClassView, class_view
 from dedup_harness.grade.reports.fields import fields_of
@@ -34,7 +33,6 @@ def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
         env,
         "grade.html.j2",
         title=f"dedup-harness grade: {len(reports)} submission(s)",
-        version=here().line(),
         summary=summary,
         view=view,
         plots=plots(view),
