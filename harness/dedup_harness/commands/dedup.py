@@ -63,7 +63,7 @@ def bloom_bytes_per_item(text: str) -> float:
     """B as the command line gives it: a number whose false-positive rate lies strictly between 0 and 1."""
     try:
         value = float(text)
-        rate = reference.load("corpus.dedup").bloom_rate(value)
+        rate = reference.reference_stage().bloom_rate(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a positive number of bytes per paragraph") from None
     if rate == 0.0:
@@ -150,7 +150,6 @@ def _spool_folder(spool_dir: str | None) -> Iterator[Path]:
     parent = Path(spool_dir) if spool_dir is not None else Path(tempfile.gettempdir())
     if not parent.is_dir():
         raise Refused(f"--spool-dir {spool_dir}: not a folder")
-    scratch_dirs.sweep(parent)
     scratch_dirs.watch(parent)
     try:
         folder = tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("dedup"), dir=parent)

@@ -56,7 +56,7 @@ class _Output:
     target: Path
     mode: int | None = None  # REPLACE over an existing file: its mode, kept
     part: Path | None = None  # REPLACE: beside the target; THROUGH or STDOUT: a staged file, if any
-    text: str | None = None  # THROUGH or STDOUT: written at commit
+    text: str | None = None  # what put() gave: written at commit (into the part, through, or to stdout)
     files: dict[str, str] | None = None  # a folder output: relative path -> text
     staged: list[tuple[Path, Path]] = field(default_factory=list)  # a folder output's (part, target)
 
@@ -139,12 +139,8 @@ class Outputs:
     # -- filling, during and after the work -----------------------------------------------------
 
     def put(self, option: str, text: str) -> None:
-        """The whole content of output ``option`` (written for good at commit)."""
-        output = self._outputs[option]
-        if output.how is How.REPLACE and output.part is not None:
-            output.part.write_text(text, encoding="utf-8", newline="")
-        else:
-            output.text = text
+        """The whole content of output ``option``, written at commit (where a full disk is an OutputError)."""
+        self._outputs[option].text = text
 
     def drop(self, option: str) -> None:
         """Output ``option`` will not be written after all: its part goes, the target stays as it was."""
@@ -193,6 +189,8 @@ class Outputs:
             for current in self._outputs.values():
                 if current.files is not None:
                     _stage_folder(current, made)
+                elif current.how is How.REPLACE and current.part is not None and current.text is not None:
+                    current.part.write_text(current.text, encoding="utf-8", newline="")
             for current in self._outputs.values():
                 if current.how is not How.REPLACE:
                     _write_through(current)
@@ -287,8 +285,7 @@ def _new_part(target: Path, output: _Output) -> Path:
         except OSError as exc:
             raise OutputError(f"{output.where()}: cannot write in {target.parent}: {exc.strerror or exc}") from None
         os.close(fd)
-        scratch_dirs.sweep(target.parent)  # part files of runs that were killed outright
-        scratch_dirs.watch(target.parent)
+        scratch_dirs.watch(target.parent)  # and part files of runs that were killed outright go
         return part
     raise OutputError(f"{output.where()}: cannot make a part file in {target.parent}")
 

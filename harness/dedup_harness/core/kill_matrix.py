@@ -34,13 +34,6 @@ def load_kill_sets(mutants_dir: Path = MUTANTS_DIR) -> dict[str, frozenset[str]]
     return {name: frozenset(checks) for name, checks in read_kill_matrix(kill_matrix_path(mutants_dir)).items()}
 
 
-def write_kill_matrix(kill_sets: Mapping[str, Sequence[str]], path: Path) -> dict[str, list[str]]:
-    """Write the kill sets, sorted by mutant, and return what was written."""
-    measured, text = kill_matrix_text(kill_sets)
-    path.write_text(text, encoding="utf-8")
-    return measured
-
-
 def kill_matrix_text(kill_sets: Mapping[str, Sequence[str]]) -> tuple[dict[str, list[str]], str]:
     """The kill sets sorted by mutant, and the file's text for them."""
     measured = {name: sorted(checks) for name, checks in sorted(kill_sets.items())}

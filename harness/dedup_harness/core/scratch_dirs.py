@@ -55,8 +55,10 @@ def part_prefix() -> str:
 
 
 def watch(folder: Path) -> None:
-    """Sweep ``folder`` too when this run ends (a spool folder, an output's folder)."""
-    _watched.add(folder)
+    """Sweep ``folder`` now, the first time this run makes scratch in it, and again when the run ends."""
+    if folder not in _watched:
+        sweep(folder)  # what runs killed outright left there
+        _watched.add(folder)
 
 
 def is_dead(name: str, *, mine: bool = False) -> bool:

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from dedup_harness import __version__
+from dedup_harness.core import scratch_dirs
 from dedup_harness.core.paths import DATA_ROOT, PACKAGE_DIR
 from dedup_harness.core.provenance import provenance, runtime_requirements
 from dedup_harness.grade import bundle_wheels
@@ -77,7 +78,7 @@ def build(out: Path, *, weights: Path | None = None, python: str | None = None) 
     """Write the bundle to ``out`` for CPython ``python`` (this one's by default); returns its file count."""
     python = python or python_now()
     tested = provenance(python)  # a dependency that is not installed here is a LookupError
-    with tempfile.TemporaryDirectory(prefix="dedup-harness-bundle-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("bundle")) as scratch:
         source, wheels = Path(scratch) / SOURCE, Path(scratch) / WHEELS
         stage_source(source)
         bundle_wheels.gather(tested.dependencies, python, source, wheels)
@@ -111,12 +112,10 @@ def _provenance_json(version: str, python: str, dependencies: tuple[str, ...], d
 
 
 def _write_zip(out: Path, entries: list[tuple[str, bytes, bool]]) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    partial = out.with_name(out.name + ".partial")
-    with zipfile.ZipFile(partial, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+    """The zip at ``out`` (the command's part file: it is renamed into place when the run succeeds)."""
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, data, executable in sorted(entries):
             info = zipfile.ZipInfo(name, date_time=STAMP)
             info.external_attr = ((0o755 if executable else 0o644) | stat.S_IFREG) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, data)
-    shutil.move(partial, out)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.core import worked_example
+from dedup_harness.core import scratch_dirs, worked_example
 from dedup_harness.core.paths import CANARY_SOURCE, IMPL_ROOT, PACKAGE_DIR
 from dedup_harness.core.reference import load
 from dedup_harness.grade.faults import SandboxFailed, WorkerFault
@@ -181,7 +181,7 @@ class Run:
 def graded(source: Path, setup: WorkerSetup, doc_type: type, probe: dict[str, Any] | None) -> Run:
     """``source`` as a submission in one sandbox: its known answers, and the probe when asked."""
     run = Run()
-    with tempfile.TemporaryDirectory(prefix="dedup-harness-preflight-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("preflight")) as scratch:
         sandbox = Sandbox(prepare(source, Path(scratch)).root, LIMITS, setup)
         proxy = SubmissionProxy(sandbox, doc_type=lambda: doc_type)
         try:

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Iterable, Sequence
 
 from .arches import current_arch
-from .syscalls import ConfinementError, set_no_new_privs, syscall
+from .syscalls import ConfinementError, syscall
 
 FS_EXECUTE = 1 << 0
 FS_WRITE_FILE = 1 << 1
@@ -247,13 +247,3 @@ def require_single_thread() -> None:
     count = thread_count()
     if count != 1:
         raise ConfinementError(f"confinement must come before any thread starts ({count} threads)")
-
-
-def restrict_files(read_only: Sequence[str], read_write: Sequence[str]) -> FileRules:
-    """Landlock for files alone: the whole file system denied but these paths; raises when unavailable."""
-    version = abi()
-    if version == 0:
-        raise ConfinementError("Landlock is not available on this kernel")
-    require_single_thread()
-    set_no_new_privs()
-    return restrict(version, read_only, read_write)
