@@ -309,8 +309,11 @@ class SubmissionProxy:
         self._ensure_worker()
 
     def worker_pid(self) -> int | None:
-        """The worker's outermost process (bubblewrap's or unshare's, in those tiers), started if need be."""
-        self._ensure_worker()
+        """The running worker's outermost process (bubblewrap's or unshare's, in those tiers), or None.
+
+        It never starts one: the memory probe asks after a block, and a worker that died in it must not
+        be replaced (a start costs the submission's time and could raise out of the probe).
+        """
         return self.worker.process.pid if self.worker is not None else None
 
     def _ensure_worker(self) -> None:
