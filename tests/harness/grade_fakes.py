@@ -71,6 +71,7 @@ def report(
     name: str = "alice/dedup.py",
     options: GradingOptions = OPTIONS,
     problems: list[str] | None = None,
+    attempts: list[str] | None = None,
     student_output: str = "",
 ) -> GradeReport:
     made = from_result(
@@ -82,6 +83,7 @@ def report(
         student_output=student_output,
     )
     made.seconds = 1.5
+    made.attempts = list(attempts or [])
     return made
 
 

@@ -34,7 +34,9 @@ def page_of(reports: list[GradeReport]) -> str:
 
 def batch() -> list[GradeReport]:
     attempted = report(
-        {CHECKS[0]: Outcome.FAILED}, name="<script>alert(1)</script>/dedup.py", problems=["attempt: connect() refused"]
+        {CHECKS[0]: Outcome.FAILED},
+        name="<script>alert(1)</script>/dedup.py",
+        attempts=[f"connect() refused ({CHECKS[0]})"],
     )
     return [report(name="alice/dedup.py"), buggy_report(), attempted]
 

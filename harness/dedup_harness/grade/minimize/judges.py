@@ -20,8 +20,6 @@ from types import ModuleType
 from typing import Any
 
 LN2_SQUARED = math.log(2) ** 2
-ORACLE_STATS = ("docs_in", "paragraphs", "duplicate_paragraphs", "docs_dropped", "docs_out")
-ENDINGS = ("read to the end", "closed early", "closed before start", "input raised")
 
 
 @dataclass

@@ -1,9 +1,8 @@
 """What a batch of grades says about the class: scores, each check's failure rate, pitfalls, refused attempts.
 
 The HTML report's data, apart from how it is drawn. Rates count graded submissions only (a harness
-error says nothing about the student). Refused attempts are the worker's ``attempt`` events, which the
-grader turns into lines ``attempt: <detail>`` (``grader.from_sidecar``) under the check that was
-running, or among the problems when no check was.
+error says nothing about the student). Refused attempts are the report's ``attempts``: every
+``attempt`` event of the worker, before the checks or in one (``grader.from_sidecar``).
 """
 
 from __future__ import annotations
@@ -15,8 +14,6 @@ from dataclasses import dataclass
 from dedup_harness.core.checks import REGISTRY
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.report import GradeReport, Status
-
-ATTEMPT = "attempt: "  # how a refused attempt reads in a report (grader.from_sidecar: "<kind>: <detail>")
 
 
 @dataclass(frozen=True)
@@ -98,6 +95,4 @@ def pitfalls(graded: Sequence[GradeReport]) -> tuple[Pitfall, ...]:
 
 def _entry(n: int, report: GradeReport) -> Entry:
     lost = tuple(c.number for c in report.checks if c.outcome is not Outcome.PASSED)
-    lines = [*report.problems, *(p for c in report.checks if c.feedback for p in c.feedback.problems)]
-    attempts = tuple(dict.fromkeys(line[len(ATTEMPT) :] for line in lines if line.startswith(ATTEMPT)))
-    return Entry(f"submission-{n}", report, lost, attempts)
+    return Entry(f"submission-{n}", report, lost, tuple(dict.fromkeys(report.attempts)))

@@ -22,7 +22,7 @@ from dedup_harness.grade.reports.fields import fields_of
 from dedup_harness.grade.scoring import points_text
 
 EXACT, PARTLY = "#8250df", "#d8b9ff"  # the pitfalls chart's two shades
-PROTECTIONS_SHOWN = ("isolation", "network", "user", "process_namespace", "harness_files_hidden", "notes")
+PROTECTIONS_SHOWN = ("tier", "network", "user", "process_namespace", "harness_files_hidden", "notes")
 
 
 def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
