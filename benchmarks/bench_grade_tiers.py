@@ -48,11 +48,16 @@ def one_grade(command: list[str], env: dict[str, str]) -> tuple[float, float, st
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
-    # The CSV's first line names its batch (a comment); a baseline older than that has none.
-    table = "".join(line for line in done.stdout.splitlines(keepends=True) if not line.startswith("# "))
-    row = next(csv.DictReader(io.StringIO(table)), {})
-    ok = done.returncode == 0 and row.get("status") == "graded" and row.get("score") == row.get("max_score")
+    ok = done.returncode == 0 and full_marks(done.stdout)
     return wall, cpu, "" if ok else (done.stderr.strip().splitlines() or ["no output"])[-1]
+
+
+def full_marks(csv_text: str) -> bool:
+    """Does ``grade --csv -``'s output give its one submission full marks?"""
+    # The CSV's first line names its batch (a comment); a baseline older than that has none.
+    table = "".join(line for line in csv_text.splitlines(keepends=True) if not line.startswith("# "))
+    row = next(csv.DictReader(io.StringIO(table)), {})
+    return row.get("status") == "graded" and row.get("score") == row.get("max_score")
 
 
 def main() -> int:

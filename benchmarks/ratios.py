@@ -127,9 +127,9 @@ def _command_rows(results: Results) -> list[Row]:
             a, b = run.get(shown), run.get(hidden)
             if a and b:
                 rows.append(_row(f"dedup {what}, wall time, {at}", a["seconds"], b["seconds"], "s", None))
-                rows.append(
-                    _row(f"dedup {what}, CPU time, {at}", a["cpu_seconds"], b["cpu_seconds"], "s", 1 + PROGRESS_GOAL)
-                )
+                # No goal here: whole runs swing by more than the 1 % the goal allows; the rows below
+                # judge it on the progress display's cost timed alone.
+                rows.append(_row(f"dedup {what}, CPU time, {at}", a["cpu_seconds"], b["cpu_seconds"], "s", None))
         alone = results.get(f"progress:alone:{docs}")
         if alone and quiet:
             for mode in ("quiet", "log", "bar"):

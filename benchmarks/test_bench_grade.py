@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench_grade_tiers import full_marks
 
-from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.paths import IMPL_ROOT, TESTS_DIR
 from dedup_harness.core.runner import start_fork_server
 from dedup_harness.grade.batch import default_jobs, grade_batch
@@ -36,7 +36,6 @@ CORRECT = [SAMPLES / "correct_different.py", IMPL_ROOT / "corpus" / "dedup.py"]
 # 200 under `tox -e bench-grade`; 20 when another env runs every benchmark (a 200 batch takes minutes).
 BATCH = int(os.environ.get("DEDUP_BENCH_GRADE_BATCH", "20"))
 BUGGY_EVERY = 10  # one submission in ten is buggy: "mostly correct"
-FULL_MARKS = f",graded,{len(CHECKS)},{len(CHECKS)},"  # in the CSV row of a submission with full marks
 ROUNDS = int(os.environ.get("DEDUP_BENCH_GRADE_ROUNDS", "5"))  # the grade command, per tier: a shared machine is noisy
 
 
@@ -90,7 +89,7 @@ def test_the_grade_command_on_the_references_dedup_py(benchmark: Any, tier: str)
     command = [sys.executable, "-m", "dedup_harness.cli", "grade", str(IMPL_ROOT / "corpus" / "dedup.py")]
     run = lambda: subprocess.run([*command, "--tier", tier, "--csv", "-"], capture_output=True, text=True)  # noqa: E731
     done = measured(benchmark, run, warm_up=True, rounds=ROUNDS)
-    assert done.returncode == 0 and FULL_MARKS in done.stdout, done.stderr
+    assert done.returncode == 0 and full_marks(done.stdout), done.stderr
 
 
 def write_batch(folder: Path, size: int) -> list[str]:

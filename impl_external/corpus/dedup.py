@@ -64,14 +64,11 @@ from corpus.reference import STATS_KEYS, bloom_rate, paragraph_hash, paragraphs,
 
 __all__ = ["STATS_KEYS", "Doc", "bloom_rate", "exact_dedup", "paragraph_hash", "paragraphs"]
 
-# Pass 2 a batch at a time in numpy when it is installed (the same answers as the loop in _screen_batch).
-_numpy_screen_batch: Callable[[bytearray, int, int, Sequence[bytes]], list[bool]] | None
-try:
+# Pass 2 a batch at a time in numpy exactly when the reference's pass 2 uses it (numpy installed,
+# CORPUS_BLOOM_PURE unset): the same answers as the loop in _screen_batch.
+_numpy_screen_batch: Callable[[bytearray, int, int, Sequence[bytes]], list[bool]] | None = None
+if reference._numpy_candidates is not None:
     from corpus.bloom_numpy import screen_batch as _numpy_screen_batch
-except ImportError:
-    _numpy_screen_batch = None
-if os.environ.get("CORPUS_BLOOM_PURE", "") not in ("", "0"):
-    _numpy_screen_batch = None
 
 # An occurrence (digest, i, j) as the reference spools it: paragraph j of document i has this digest.
 OCCURRENCE = reference.Spool.RECORD
