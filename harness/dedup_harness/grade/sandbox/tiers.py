@@ -62,8 +62,13 @@ class WorkerSetup:
 
     @property
     def user_namespace(self) -> bool:
-        """unshare goes through a user namespace unless the grader is root with CAP_SYS_ADMIN."""
-        return self.tier is Tier.UNSHARE and not (is_root() and has_cap_sys_admin())
+        """Does this setup's unshare go through a user namespace?"""
+        return self.tier is Tier.UNSHARE and unshare_needs_user_namespace()
+
+
+def unshare_needs_user_namespace() -> bool:
+    """unshare goes through a user namespace unless the grader is root with CAP_SYS_ADMIN."""
+    return not (is_root() and has_cap_sys_admin())
 
 
 def has_cap_sys_admin() -> bool:
@@ -115,7 +120,7 @@ def why_not(tier: Tier) -> str | None:
         return (
             "bubblewrap cannot make its namespaces here (no unprivileged user namespaces, or a container forbids them)"
         )
-    if tier is Tier.UNSHARE and not unshare_works(user_namespace=not (is_root() and has_cap_sys_admin())):
+    if tier is Tier.UNSHARE and not unshare_works(user_namespace=unshare_needs_user_namespace()):
         return "unshare cannot make namespaces here: no CAP_SYS_ADMIN, and no unprivileged user namespaces"
     if tier in (Tier.LANDLOCK, Tier.SECCOMP) and not seccomp_known():
         return "the worker has no seccomp filter for this architecture (x86_64 and aarch64 only)"
