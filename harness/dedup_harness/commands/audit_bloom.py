@@ -17,7 +17,7 @@ from dedup_harness.bloom_audit.audit import AuditReport, audit
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
 from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, Target, TargetError, resolve_target
 from dedup_harness.bloom_audit.report import print_audit, print_bloommask, to_json
-from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
+from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 
 HELP = "audit Bloom filters (reference, datatrove, rbloom, pybloom-live, module:Class) for sizing and index faults"
@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
             return fail("audit-bloom", exc)
     # The tables are for people: on stdout, unless stdout carries the JSON. Wide enough for the table
     # when piped into a log; a terminal keeps its own width.
-    elsewhere = to_stdout(args.json, args.html)
+    elsewhere = outputs.stdout
     console = Console(stderr=elsewhere, width=None if sys.stdout.isatty() else 180)
     for report in reports:
         print_audit(console, report)

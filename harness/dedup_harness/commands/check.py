@@ -15,7 +15,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.commands.grade import diagnoser
-from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
+from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.grader import GradingOptions, grade
 from dedup_harness.grade.report import Status
@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
             outputs.commit()
         except OutputError as exc:
             return fail("check", exc)
-    console = Console(stderr=to_stdout(args.json), soft_wrap=False)
+    console = Console(stderr=outputs.stdout, soft_wrap=False)
     terminal.print_report(console, report, show_student_output=True)
     console.print(f"checked by {here().line()}", style="dim")
     if report.status is Status.HARNESS_ERROR:

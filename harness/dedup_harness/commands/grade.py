@@ -20,7 +20,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.commands.arguments import count, seconds
-from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
+from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core.provenance import here
 from dedup_harness.core.runner import start_fork_server
@@ -167,7 +167,7 @@ def write_outputs(
     """The terminal report, then every output file, written together."""
     rows = [csv_report.row(report, shard) for report in reports]
     summary = summarize(rows)
-    console = Console(stderr=to_stdout(args.json, args.csv, args.junit, args.html), soft_wrap=False)
+    console = Console(stderr=outputs.stdout, soft_wrap=False)
     for report in reports if len(reports) == 1 else []:
         terminal.print_report(console, report, show_student_output=args.show_student_output)
     if len(reports) > 1:

@@ -46,5 +46,8 @@ def run(args: argparse.Namespace) -> int:
             outputs.commit()
         except (WeightsError, OutputError, OSError, LookupError, WheelsError) as exc:
             return fail("gradescope-bundle", exc)
-    print(f"wrote {args.out} ({count} files): upload it as the autograder of a Gradescope programming assignment")
+    print(
+        f"wrote {args.out} ({count} files): upload it as the autograder of a Gradescope programming assignment",
+        file=sys.stderr if outputs.stdout else sys.stdout,  # not after the zip's bytes on stdout
+    )
     return 0

@@ -17,7 +17,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
+from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.grade.reports import csv_report
 from dedup_harness.grade.reports.csv_report import CsvError
 from dedup_harness.grade.reports.summary import summarize
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             outputs.commit()
         except (CsvError, ShardError, OutputError) as exc:
             return fail("merge", exc)
-    console = Console(stderr=to_stdout(args.csv, args.json))
+    console = Console(stderr=outputs.stdout)
     for note in notes:
         console.print(note)
     console.print(summary_table(summary))

@@ -18,7 +18,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.commands.arguments import count
-from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
+from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core import scratch_dirs
 from dedup_harness.core.paths import TESTS_DIR
@@ -78,4 +78,4 @@ def _report(report: MutationReport, args: argparse.Namespace, outputs: Outputs) 
         outputs.put("--json", json.dumps(to_json(report), indent=2) + "\n")
     outputs.commit()
     # The summary is for people: on stdout, unless stdout carries the JSON.
-    render_terminal(report, Console(stderr=to_stdout(args.json)))
+    render_terminal(report, Console(stderr=outputs.stdout))

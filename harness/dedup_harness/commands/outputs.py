@@ -75,6 +75,9 @@ class Outputs:
 
     command: str
     _outputs: dict[str, _Output] = field(default_factory=dict)
+    # Does an output go to standard output? Then what is for people goes to stderr. (Kept after the
+    # outputs are discarded: commands print their tables once the files are in place.)
+    stdout: bool = field(default=False, init=False)
 
     def __enter__(self) -> Outputs:
         return self
@@ -134,6 +137,7 @@ class Outputs:
         for other in self._outputs.values():
             if other.how is not How.STDOUT and output.how is not How.STDOUT and _same(other.target, output.target):
                 raise OutputError(f"{other.where()} and {output.where()}: two outputs name the same file")
+        self.stdout = self.stdout or output.how is How.STDOUT
         self._outputs[output.option] = output
 
     # -- filling, during and after the work -----------------------------------------------------
@@ -317,11 +321,6 @@ def _same(a: Path, b: Path) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return os.path.abspath(a) == os.path.abspath(b)
-
-
-def to_stdout(*destinations: str | Path | None) -> bool:
-    """Does one of these outputs go to standard output? (The table for people then goes to stderr.)"""
-    return any(destination is not None and str(destination) == STDOUT for destination in destinations)
 
 
 def fail(command: str, message: object, status: int = 2) -> int:

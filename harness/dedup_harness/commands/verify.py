@@ -16,7 +16,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.commands.arguments import count, seconds
-from dedup_harness.commands.outputs import OutputError, Outputs, fail, to_stdout
+from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core import profiles
 from dedup_harness.core.catalogue import CatalogueError
@@ -132,7 +132,7 @@ def _report(
         outputs.put("--stryker", json.dumps(to_stryker(matrix, spans, layout.impl_root), indent=2) + "\n")
     outputs.commit()
     # The table is for people: on stdout, unless stdout carries a machine format.
-    elsewhere = to_stdout(args.json, args.markdown, args.stryker, args.html)
+    elsewhere = outputs.stdout
     console = Console(stderr=elsewhere)
     if not console.is_terminal:
         console = Console(stderr=elsewhere, width=120)  # a log file or a pipe: no reason to squeeze the table
