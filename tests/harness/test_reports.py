@@ -21,6 +21,7 @@ from dedup_harness.grade.batch_identity import identify
 from dedup_harness.grade.grader import from_sidecar
 from dedup_harness.grade.report import Status
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
+from dedup_harness.grade.reports import html as grade_html
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.scoring import equal_weights
 from grade_fakes import OPTIONS, buggy_report, report, suite_result
@@ -150,6 +151,8 @@ def test_a_run_without_isolation_says_so_first_in_each_format() -> None:
     table = csv_report.render([csv_report.row(warned, "1/1")], identify([warned.submission], equal_weights()))
     assert table.splitlines()[2].startswith('"graded WITHOUT')  # after the batch line and the header
     assert junit.render([warned]).splitlines()[1].strip().startswith("<!-- WARNING: graded WITHOUT")
+    page = grade_html.render([warned], summarize([csv_report.row(warned, "1/1")]))
+    assert page.index('id="warning">WARNING: graded WITHOUT isolation') < page.index('id="summary"')
     quiet = report()
     assert quiet.warning == "" and "WARNING" not in junit.render([quiet]) + gradescope.overview(quiet)
 

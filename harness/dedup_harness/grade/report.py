@@ -6,6 +6,7 @@ job (``grade/grader.py``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from fractions import Fraction
@@ -58,3 +59,8 @@ class GradeReport:
     def failed(self) -> frozenset[str]:
         """The checks lost by an assertion: the only evidence of a pitfall."""
         return frozenset(check.name for check in self.checks if check.outcome is Outcome.FAILED)
+
+
+def batch_warning(reports: Sequence[GradeReport]) -> str:
+    """What a batch's reports say first: the run graded without isolation (the same for every report)."""
+    return reports[0].warning if reports else ""

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from matplotlib.ticker import MaxNLocator
 
 from dedup_harness.core import pages, svg
-from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.report import GradeReport, batch_warning
 from dedup_harness.grade.reports.class_view import ClassView, class_view
 from dedup_harness.grade.reports.fields import fields_of
 from dedup_harness.grade.scoring import points_text
@@ -34,6 +34,7 @@ def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
         "grade.html.j2",
         title=f"dedup-harness grade: {len(reports)} submission(s)",
         summary=summary,
+        warning=batch_warning(reports),
         view=view,
         plots=plots(view),
         fields_of=fields_of,

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from dedup_harness.core.provenance import here
-from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.report import GradeReport, batch_warning
 from dedup_harness.grade.scoring import points_number
 
 SCHEMA_ID = "dedup-harness/grade/1"
@@ -58,7 +58,6 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
 
 def document(reports: Sequence[GradeReport], summary: dict[str, Any]) -> dict[str, Any]:
     # "isolation_warning" sorts first: a run without isolation says so before anything else.
-    warning = reports[0].warning if reports else ""
     made_by = here()
     return {
         "provenance": {
@@ -66,7 +65,7 @@ def document(reports: Sequence[GradeReport], summary: dict[str, Any]) -> dict[st
             "dependencies": made_by.digest,
             "packages": list(made_by.dependencies),
         },
-        "isolation_warning": warning,
+        "isolation_warning": batch_warning(reports),
         "schema": SCHEMA_ID,
         "submissions": [report_dict(r) for r in reports],
         "summary": summary,

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
-from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.report import GradeReport, Status, batch_warning
 from dedup_harness.grade.scoring import points_text
 
 TOTALS = ("tests", "failures", "errors")
@@ -32,7 +32,7 @@ def render(reports: Sequence[GradeReport]) -> str:
     suites.set("time", f"{sum(float(suite.get('time', '0')) for suite in suites):.3f}")
     ET.indent(suites)
     declaration, _, body = ET.tostring(suites, encoding="unicode", xml_declaration=True).partition("\n")
-    warning = reports[0].warning if reports else ""
+    warning = batch_warning(reports)
     if warning:  # first, right after the declaration: the run graded without isolation
         body = f"<!-- WARNING: {warning.replace('--', '- -')} -->\n{body}"
     return f"{declaration}\n{body}\n"

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.report import GradeReport, Status, batch_warning
 from dedup_harness.grade.scoring import out_of, points_text
 
 WARNING_STYLE = "bold white on red"
@@ -66,7 +66,7 @@ def print_report(console: Console, report: GradeReport, *, show_student_output: 
 
 
 def print_batch(console: Console, reports: Sequence[GradeReport]) -> None:
-    print_warning(console, reports[0].warning if reports else "")
+    print_warning(console, batch_warning(reports))
     table = Table(title="grades", show_edge=False)
     table.add_column("submission", overflow="fold")  # a path is worth reading whole
     for column in ("score", "status", "lost checks", "fails like"):
