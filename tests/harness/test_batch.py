@@ -9,12 +9,12 @@ import pytest
 
 from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.distribution.batch_identity import identify
+from dedup_harness.distribution.shards import Shard, ShardError, merge_rows, parse_shard
 from dedup_harness.grade.batch import grade_batch
-from dedup_harness.grade.batch_identity import identify
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.reports import csv_report
-from dedup_harness.grade.shards import Shard, ShardError, merge_rows, parse_shard
 from grade_fakes import OPTIONS, buggy_report, report
 
 NAMES = [f"sub{n:03d}" for n in range(10)]
@@ -61,7 +61,7 @@ def write_shards(tmp_path: Path, count: int) -> list[Path]:
             for n in shard.select(NAMES)
         ]
         path = tmp_path / f"shard{shard.index}.csv"
-        path.write_text(csv_report.render(rows, identify(NAMES, OPTIONS.weights)), encoding="utf-8")
+        path.write_text(csv_report.render(rows, identify(NAMES, OPTIONS.weights).line()), encoding="utf-8")
         paths.append(path)
     return paths
 
@@ -71,7 +71,7 @@ def test_merge_joins_shards_into_the_csv_one_run_would_have_written(tmp_path: Pa
     assert [r["submission"] for r in rows] == NAMES
     out, summary = tmp_path / "all.csv", tmp_path / "summary.json"
     assert main(["merge", *map(str, write_shards(tmp_path, 3)), "--csv", str(out), "--json", str(summary)]) == 0
-    assert out.read_text(encoding="utf-8") == csv_report.render(rows, batch)
+    assert out.read_text(encoding="utf-8") == csv_report.render(rows, batch.line())
     assert json.loads(summary.read_text(encoding="utf-8"))["full_marks"] == 9
 
 
@@ -90,8 +90,8 @@ def test_merge_refuses_a_missing_shard_a_repeated_one_and_mixed_splits(tmp_path:
 
 def test_merge_accepts_an_empty_shard_when_every_shard_file_is_given(tmp_path: Path) -> None:
     rows, batch = [csv_report.row(report(name="only"), "1/2")], identify(["only"], OPTIONS.weights)
-    (tmp_path / "a.csv").write_text(csv_report.render(rows, batch), encoding="utf-8")
-    (tmp_path / "b.csv").write_text(csv_report.render([], batch), encoding="utf-8")
+    (tmp_path / "a.csv").write_text(csv_report.render(rows, batch.line()), encoding="utf-8")
+    (tmp_path / "b.csv").write_text(csv_report.render([], batch.line()), encoding="utf-8")
     merged, _, _ = merge_rows([tmp_path / "a.csv", tmp_path / "b.csv"])
     assert [r["submission"] for r in merged] == ["only"]
 

@@ -16,8 +16,8 @@ import pytest
 from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.distribution.batch_identity import identify
 from dedup_harness.grade.batch import default_jobs, grade_batch
-from dedup_harness.grade.batch_identity import identify
 from dedup_harness.grade.diagnosis import load_diagnoser
 from dedup_harness.grade.grader import GradingOptions, grade
 from dedup_harness.grade.report import GradeReport, Status
@@ -95,7 +95,7 @@ def normalized(report: GradeReport) -> list[str]:
         json_report.render([report], {}),
         gradescope.render(report),
         junit.render([report]),
-        csv_report.render([csv_report.row(report, "1/1")], identify([report.submission], options().weights)),
+        csv_report.render([csv_report.row(report, "1/1")], identify([report.submission], options().weights).line()),
     ]
     return [TIMING.sub(lambda m: (m.group(1) or m.group(2)) + "0", text) for text in texts]
 

@@ -21,7 +21,7 @@ from packaging.version import Version
 from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.provenance import provenance
-from dedup_harness.grade.gradescope_bundle import python_now
+from dedup_harness.distribution.gradescope_bundle import python_now
 
 SAMPLES = Path(__file__).resolve().parent / "submissions" / "samples"
 

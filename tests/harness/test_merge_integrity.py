@@ -110,7 +110,7 @@ def test_shards_graded_with_different_dependency_sets_are_refused(
     """A machine of the batch with another Hypothesis release may draw other examples: its shard is refused."""
     here = grade(NAMES, 2, tag="a")
     other = Provenance(__version__, ("hypothesis==0.0.1",), "sha256:" + "0" * 64)
-    monkeypatch.setattr("dedup_harness.grade.batch_identity.here", lambda: other)
+    monkeypatch.setattr("dedup_harness.distribution.batch_identity.here", lambda: other)
     elsewhere = grade(NAMES, 2, tag="b")
     assert '"dependencies":"sha256:000' in elsewhere[1].read_text(encoding="utf-8").splitlines()[0]
     capsys.readouterr()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from dedup_harness.check.plugin import plugin_args
 from dedup_harness.commands.grade import diagnoser
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.core.provenance import here
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     with Outputs("check") as outputs:
         try:
             outputs.file("--json", args.json)
-            report = grade(path, GradingOptions(equal_weights(), diagnoser()), name=str(path), own_code=True)
+            report = grade(path, GradingOptions(equal_weights(), diagnoser()), name=str(path), in_process=plugin_args)
             if args.json:
                 outputs.put("--json", json_report.render([report], summarize([row(report, "1/1")])))
             outputs.commit()

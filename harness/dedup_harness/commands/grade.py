@@ -24,8 +24,9 @@ from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core.provenance import here
 from dedup_harness.core.runner import start_fork_server
+from dedup_harness.distribution.batch_identity import BatchIdentity, identify
+from dedup_harness.distribution.shards import ALL, ShardError, parse_shard
 from dedup_harness.grade.batch import default_jobs, grade_batch
-from dedup_harness.grade.batch_identity import BatchIdentity, identify
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.preflight import Preflight, preflight
@@ -36,7 +37,6 @@ from dedup_harness.grade.sandbox.interpreter import Interpreter, InterpreterErro
 from dedup_harness.grade.sandbox.tiers import AUTO, SetupError, Tier, worker_setup
 from dedup_harness.grade.sandbox.users import worker_uid
 from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights, out_of
-from dedup_harness.grade.shards import ALL, ShardError, parse_shard
 
 HELP = "grade submissions (a dedup.py, or a folder holding one): reports, scores, a batch summary"
 HARNESS_ERROR = 2
@@ -180,7 +180,7 @@ def write_outputs(
     if args.json:
         outputs.put("--json", json_report.render(reports, summary))
     if args.csv:
-        outputs.put("--csv", csv_report.render(rows, batch))
+        outputs.put("--csv", csv_report.render(rows, batch.line()))
     if args.junit:
         outputs.put("--junit", junit.render(reports))
     if args.html:

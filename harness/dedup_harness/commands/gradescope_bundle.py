@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
-from dedup_harness.grade.bundle_wheels import WheelsError
-from dedup_harness.grade.gradescope_bundle import build
+from dedup_harness.distribution.bundle_wheels import WheelsError
+from dedup_harness.distribution.gradescope_bundle import build
 from dedup_harness.grade.scoring import WeightsError, load_weights
 
 HELP = "write the Gradescope autograder bundle (setup.sh, run_autograder, the harness, the wheels it was tested with)"

@@ -18,10 +18,10 @@ from rich.console import Console
 from rich.table import Table
 
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
+from dedup_harness.distribution.shard_files import CsvError
+from dedup_harness.distribution.shards import ShardError, merge_rows
 from dedup_harness.grade.reports import csv_report
-from dedup_harness.grade.reports.csv_report import CsvError
 from dedup_harness.grade.reports.summary import summarize
-from dedup_harness.grade.shards import ShardError, merge_rows
 
 HELP = "join the CSVs of `grade --shard i/n` runs into one CSV and one summary"
 
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
             outputs.file("--json", args.json)
             rows, notes, batch = merge_rows(args.shards)
             summary = summarize(rows)
-            outputs.put("--csv", csv_report.render(rows, batch))
+            outputs.put("--csv", csv_report.render(rows, batch.line()))
             if args.json:
                 outputs.put("--json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
             outputs.commit()

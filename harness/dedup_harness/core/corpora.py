@@ -124,7 +124,7 @@ def mixed_corpus(seed: int, *, docs: int, repeat_rate: float = 0.3) -> list[Reco
 
 
 # The suite's large corpora, by name: the checks ask for them here, and a fork server makes them once
-# for all its children (core/runner/warm_server.py). Each is made once per process; every caller
+# for all its children (core/runner/preload.py). Each is made once per process; every caller
 # gets its own copy of the records, so the generators' determinism is all that a cache relies on.
 SUITE_CORPORA: dict[str, Callable[[], list[Record]]] = {
     # test_false_positives_stay_within_the_budget: 25 paragraphs a document (the filter sees

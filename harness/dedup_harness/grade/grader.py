@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from multiprocessing.context import ForkServerContext
 from pathlib import Path
@@ -23,7 +23,6 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import SuiteResult, run_suite
-from dedup_harness.grade import own_code as own_code_plugin
 from dedup_harness.grade.diagnosis import Diagnoser
 from dedup_harness.grade.feedback import CheckFeedback, Scrubber, asserts, check_feedback
 from dedup_harness.grade.minimize import plugin as minimize_plugin
@@ -64,7 +63,7 @@ def grade(
     *,
     name: str | None = None,
     fork: ForkServerContext | None = None,
-    own_code: bool = False,
+    in_process: Callable[[Path], list[str]] | None = None,
 ) -> GradeReport:
     """Grade the submission at ``path``: prepare its root, run the checks through the isolated worker.
 
@@ -72,8 +71,9 @@ def grade(
     makes a fresh process's) runs the suite in a child of a warm fork server instead of a fresh
     interpreter: a batch saves the interpreter's start and imports on every submission.
 
-    ``own_code`` (``check``: a student's own code, on their own machine) runs the submission's root
-    in the suite's own process instead, with no worker: the same checks, minimal cases and report.
+    ``in_process`` (``check``: a student's own code, on their own machine) runs the submission's root
+    in the suite's own process instead, with no worker: the same checks, minimal cases and report. It
+    spells the pytest arguments of the plugin that writes the sidecar, given the sidecar's path.
     """
     started = time.monotonic()
     label = name if name is not None else str(path)
@@ -84,8 +84,8 @@ def grade(
             report = unrunnable(label, options, [str(exc)])
         else:
             sidecar, minimal = Path(scratch) / "grading.json", Path(scratch) / "minimal.json"
-            if own_code:
-                root, plugins = submission.root, own_code_plugin.plugin_args(sidecar)
+            if in_process is not None:
+                root, plugins = submission.root, in_process(sidecar)
             else:
                 root, plugins = IMPL_ROOT, plugin_args(submission.root, sidecar, *setup_args(options.setup))
             result = run_suite(
@@ -98,7 +98,7 @@ def grade(
                 fork=fork,
                 # The trusted process imports the suite and the reference, never the submission: caching
                 # the suite's rewritten modules spares every later grade the rewrite (half a second).
-                write_bytecode=not own_code,
+                write_bytecode=in_process is None,
             )
             data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
             data = {**data, "minimal_cases": read_minimal_cases(minimal)}

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from dedup_harness.core.runner.args import CPU_NAME, LOG_NAME
 
-# What the server imports once for every child (see warm_server).
-PRELOAD = ("dedup_harness.core.runner.warm_server",)
+# What the server imports once for every child (see preload).
+PRELOAD = ("dedup_harness.core.runner.preload",)
 
 
 def start_fork_server() -> ForkServerContext:

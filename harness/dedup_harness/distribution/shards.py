@@ -15,9 +15,9 @@ from pathlib import Path
 
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.batch_identity import BatchIdentity, digest_of
+from dedup_harness.distribution.batch_identity import BatchIdentity, digest_of
+from dedup_harness.distribution.shard_files import ShardFile, read
 from dedup_harness.grade.report import Status
-from dedup_harness.grade.reports.csv_report import ShardFile, read
 from dedup_harness.grade.scoring import ZERO, parse_points, points_text
 
 _SHARD = re.compile(r"^(\d+)/(\d+)$")

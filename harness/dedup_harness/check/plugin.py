@@ -22,7 +22,7 @@ from dedup_harness.grade.worker.surface import surface
 from dedup_harness.grade.worker.wire import NAMES, encode
 
 PLUGIN = __name__
-SIDECAR_OPTION = "--own-code-json"
+SIDECAR_OPTION = "--check-json"
 PROTECTIONS = {
     "tier": "none",
     "in_force": ["none: your own code, run in this process by `dedup-harness check`, with no sandbox"],
@@ -58,11 +58,11 @@ def problems(root: Path) -> list[Problem]:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("dedup-harness check")
-    group.addoption(SIDECAR_OPTION, dest="own_code_json", metavar="FILE", help="write what check found to FILE")
+    group.addoption(SIDECAR_OPTION, dest="check_json", metavar="FILE", help="write what check found to FILE")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    path = config.getoption("own_code_json")
+    path = config.getoption("check_json")
     if path:
         root = Path(config.getoption(IMPL_DEST)).resolve()
-        config.pluginmanager.register(OwnCode(root, Path(path)), "dedup-harness-own-code")
+        config.pluginmanager.register(OwnCode(root, Path(path)), "dedup-harness-check")

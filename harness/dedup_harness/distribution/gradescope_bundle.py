@@ -29,7 +29,7 @@ from dedup_harness import __version__
 from dedup_harness.core import scratch_dirs
 from dedup_harness.core.paths import DATA_ROOT, PACKAGE_DIR
 from dedup_harness.core.provenance import provenance, runtime_requirements
-from dedup_harness.grade import bundle_wheels
+from dedup_harness.distribution import bundle_wheels
 
 SOURCE = "dedup-harness"  # the harness's source tree, staged to build its wheel
 WHEELS = "wheels"  # the folder in the zip holding every wheel setup.sh installs
