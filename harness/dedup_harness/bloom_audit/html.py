@@ -35,15 +35,20 @@ def _shipped(report: AuditReport) -> list[CaseReport]:
     return sorted((row for row in report.rows if not row.control), key=lambda row: (row.size, row.case))
 
 
+def _measured(report: AuditReport) -> list[CaseReport]:
+    """The shipped cases that ran (a case the filter cannot express has no rate to draw)."""
+    return [row for row in _shipped(report) if row.promised_rate is not None and row.delivered_rate is not None]
+
+
 def rate_plot(report: AuditReport) -> Markup:
-    rows = _shipped(report)
+    rows = _measured(report)
     labels = [f"{row.family}\n{row.size:,}" for row in rows]
     positions = range(len(rows))
     floor = [0.5 / row.queries for row in rows]  # half a hit: where "none seen" sits on a log axis
     fig = svg.figure(max(6.0, 0.62 * len(rows) + 1.5) + 1.6, 3.6, left=0.8, bottom=0.7)
     ax = fig.subplots()
     ax.set_yscale("log")
-    promised = [row.promised_rate for row in rows]
+    promised = [row.promised_rate or 0.0 for row in rows]
     ax.scatter(
         positions, promised, marker="o", s=80, facecolors="none", edgecolors="#0969da", label="promised", zorder=5
     )
@@ -61,7 +66,7 @@ def rate_plot(report: AuditReport) -> Markup:
     colours = ["#cf222e" if row.verdict == "fail" else "#1a7f37" for _, row in seen]
     ax.scatter(
         [x for x, _ in seen],
-        [row.delivered_rate for _, row in seen],
+        [row.delivered_rate or 0.0 for _, row in seen],
         marker="D",
         color=colours,
         label="delivered",

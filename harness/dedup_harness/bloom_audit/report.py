@@ -16,6 +16,10 @@ def _num(value: int | None) -> str:
     return "n/a" if value is None else f"{value:,}"
 
 
+def _rate(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"
+
+
 def _reachable(row: CaseReport) -> str:
     if row.reachable_bits is None:
         return "n/a"
@@ -30,6 +34,8 @@ def _k(row: CaseReport) -> str:
 def _verdict(row: CaseReport) -> str:
     if row.verdict == "pass":
         return "[green]PASS[/green]"
+    if row.verdict == "n/a":
+        return "[yellow]n/a[/yellow]: " + row.promise_basis
     return "[red]FAIL[/red]: " + "; ".join(row.causes)
 
 
@@ -59,8 +65,8 @@ def case_table(title: str, size_unit: str, rows: list[CaseReport]) -> Table:
             _reachable(row),
             _k(row),
             row.implied_k,
-            f"{row.promised_rate:.3g}",
-            f"{row.delivered_rate:.3g}",
+            _rate(row.promised_rate),
+            _rate(row.delivered_rate),
             _verdict(row),
         )
     return table

@@ -15,8 +15,9 @@ from rich.console import Console
 from dedup_harness.bloom_audit import datatrove_mask
 from dedup_harness.bloom_audit.audit import AuditReport, audit
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
-from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, Target, TargetError, resolve_target
+from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, resolve_target
 from dedup_harness.bloom_audit.report import print_audit, print_bloommask, to_json
+from dedup_harness.bloom_audit.target import Target, TargetError
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 
