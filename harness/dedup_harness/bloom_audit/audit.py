@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from dedup_harness.bloom_audit import reproductions
 from dedup_harness.bloom_audit.adapters import CaseRefused
 from dedup_harness.bloom_audit.binomial import tolerated_hits
 from dedup_harness.bloom_audit.cases import Case
@@ -24,6 +25,7 @@ from dedup_harness.bloom_audit.filter_checks import (
     probe_reach,
 )
 from dedup_harness.bloom_audit.formulas import optimal_k
+from dedup_harness.bloom_audit.reproductions import Reproduction
 from dedup_harness.bloom_audit.target import Target
 
 CHECKS = ("sizing", "k", "reachability", "no false negatives", "delivered rate")
@@ -70,6 +72,7 @@ class AuditReport:
     findings: list[Finding] = field(default_factory=list)
     notes: list[Finding] = field(default_factory=list)
     version: str = ""
+    reproductions: list[Reproduction] = field(default_factory=list)  # one or more per fault found, where recorded
 
     @property
     def passed(self) -> bool:
@@ -186,10 +189,9 @@ def audit(
         rows.append(audit_case(target, case, seed=seed))
         if on_case is not None:
             on_case(case)
-    notes = target.notes() + storage_notes(rows)
-    return AuditReport(
-        target.name, target.description, target.size_unit, rows, findings_of(rows), notes, target.version
-    )
+    findings, notes = findings_of(rows), target.notes() + storage_notes(rows)
+    repros = reproductions.for_causes(target.name, [f.cause for f in findings + notes])
+    return AuditReport(target.name, target.description, target.size_unit, rows, findings, notes, target.version, repros)
 
 
 def storage_notes(rows: list[CaseReport]) -> list[Finding]:

@@ -60,6 +60,12 @@ class DatatroveTarget(Target):
         ]
         return [*shipped, *DATATROVE_SCENARIOS, *controls]
 
+    def throughput_case(self, capacity: int, error_rate: float) -> tuple[Case, str]:
+        # It takes no rate: the bytes the textbook gives for the rate, and the textbook's k for them.
+        m_bytes = -(-spec_bits(capacity, error_rate) // 8)
+        k = spec_hashes(8 * m_bytes, capacity)
+        return Case("throughput", m_bytes, capacity, k=k), f"m_bytes = {m_bytes:,}, k = {k} for n = {capacity:,}"
+
     def build(self, case: Case) -> BloomAdapter:
         return DatatroveAdapter(case.size, case.capacity, case.k, fixed_reduction=case.control)
 

@@ -13,19 +13,31 @@ from collections.abc import Sequence
 
 from markupsafe import Markup
 
+from dedup_harness.bloom_audit import html_compare
 from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
+from dedup_harness.bloom_audit.summary import family_summaries
+from dedup_harness.bloom_audit.throughput import Throughput
 from dedup_harness.core import pages, svg
 
 
-def render(reports: Sequence[AuditReport], bloommask: BloommaskReport | None) -> str:
+def render(reports: Sequence[AuditReport], bloommask: BloommaskReport | None, speeds: Sequence[Throughput] = ()) -> str:
+    side_by_side = len(reports) > 1
     with svg.plotting():
         targets = [(report, _shipped(report), rate_plot(report), reach_plot(report)) for report in reports]
+        compare = {
+            "ratios": html_compare.ratio_plot(reports) if side_by_side else None,
+            "bits": html_compare.bits_plot(reports) if side_by_side else None,
+            "speed": html_compare.throughput_plot(speeds),
+        }
     return pages.render(
         pages.environment(__package__ or ""),
         "audit.html.j2",
         title="dedup-harness audit-bloom: " + ", ".join(r.target for r in reports),
         targets=targets,
+        summary=[s for report in reports for s in family_summaries(report)] if side_by_side else [],
+        compare=compare,
+        speeds=speeds,
         bloommask=bloommask,
         passed=all(r.passed for r in reports),
     )

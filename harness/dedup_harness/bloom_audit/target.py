@@ -18,6 +18,10 @@ class Target:
     def cases(self) -> list[Case]:
         return rate_sized_cases()
 
+    def throughput_case(self, capacity: int, error_rate: float) -> tuple[Case, str]:
+        """The case the throughput run builds, and how it was sized: by default the capacity and rate."""
+        return Case("throughput", 0, capacity, error_rate), f"n = {capacity:,}, p = {error_rate:g}"
+
     def build(self, case: Case) -> BloomAdapter:
         """A fresh filter for ``case``; raises ``CaseRefused`` when the library's API cannot express it."""
         raise NotImplementedError
