@@ -32,8 +32,12 @@ def stable_hash128(item: Any) -> int:
 class RbloomAdapter(BloomAdapter):
     """rbloom's ``Bloom``. Its k and bits are read from ``save_bytes()``: an 8-byte little-endian k, then the bits."""
 
-    def __init__(self, capacity: int, error_rate: float) -> None:
+    def __init__(self, capacity: int, error_rate: float, *, own_hash: bool = False) -> None:
         rbloom = importlib.import_module("rbloom")
+        if own_hash:  # its built-in hash, for speed: k and the bits can then not be read
+            self.filter = rbloom.Bloom(capacity, error_rate)
+            self.m = int(self.filter.size_in_bits)
+            return
         self.filter = rbloom.Bloom(capacity, error_rate, hash_func=stable_hash128)
         self.m = int(self.filter.size_in_bits)
         self.k = int.from_bytes(self.filter.save_bytes()[:8], "little")
