@@ -63,13 +63,54 @@ def test_a_module_that_does_not_import_exits_two(capsys: pytest.CaptureFixture[s
     assert "cannot import 'no_such_module_xyz'" in capsys.readouterr().err
 
 
-def test_the_html_page_plots_rates_and_reach_and_lists_the_faults(
+def test_the_html_page_draws_the_targets_side_by_side_then_each_one_with_its_faults(
     one_case: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     page = tmp_path / "audit.html"
-    assert main(["audit-bloom", target("MaskIndexFilter"), "--html", str(page)]) == 1
+    args = ["reference", target("MaskIndexFilter"), "--throughput", "300", "--html", str(page)]
+    assert main(["audit-bloom", *args]) == 1
     text = page.read_text(encoding="utf-8")
-    labels = [label.split(" ", 1)[1] for label in re.findall(r'<svg role="img" aria-label="([^"]+)"', text)]
-    assert labels == ["promised against delivered rate", "reachable bits per size family"]
+    labels = re.findall(r'<svg role="img" aria-label="([^"]+)"', text)
+    assert labels[:3] == [
+        "every library delivered over promised rate",
+        "every library bits per item against the formula",
+        "inserts and queries per second",
+    ]
+    mask = [label.split(" ", 1)[1] for label in labels if label.startswith(target("MaskIndexFilter"))]
+    assert mask == ["promised against delivered rate", "reachable bits per size family"]
+    assert 'id="side-by-side"' in text and 'id="throughput"' in text
     assert "index reduced by a mask" in text and "FAIL" in text
     assert "<script src" not in text and "<link" not in text
+    assert "every library by size family" in capsys.readouterr().out
+
+
+def test_no_target_and_no_all_exits_two(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit-bloom"]) == 2
+    assert "--all" in capsys.readouterr().err
+
+
+def test_compare_exits_zero_on_the_recorded_verdicts_and_one_naming_a_change(
+    one_case: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recorded = tmp_path / "record.json"
+    assert main(["audit-bloom", "reference", "--json", str(recorded)]) == 0
+    assert main(["audit-bloom", "reference", "--compare", str(recorded)]) == 0
+    assert "no verdict changed" in capsys.readouterr().out
+    document = json.loads(recorded.read_text(encoding="utf-8"))
+    document["targets"][0]["rows"][0].update(verdict="fail", causes=["k = 0"])
+    document["targets"][0]["version"] = "0.0.9"
+    recorded.write_text(json.dumps(document), encoding="utf-8")
+    assert main(["audit-bloom", "reference", "--compare", str(recorded)]) == 1
+    out = capsys.readouterr().out
+    assert "1 verdicts changed" in out and "reference 0.0.9 -> " in out and "fail (k = 0) -> pass" in out
+
+
+def test_an_unreadable_record_exits_two(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit-bloom", "reference", "--compare", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read the record" in capsys.readouterr().err
+
+
+def test_throughput_is_measured_and_printed_never_judged(one_case: None, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit-bloom", "reference", "--throughput", "500", "--json", "-"]) == 0
+    (speed,) = json.loads(capsys.readouterr().out)["throughput"]
+    assert speed["capacity"] == 500 and speed["inserts_per_second"] > 0 and speed["queries_per_second"] > 0

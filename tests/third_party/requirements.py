@@ -8,6 +8,8 @@ from types import ModuleType
 
 import pytest
 
+from dedup_harness.bloom_audit.audit import AuditReport
+
 REQUIRED = os.environ.get("DEDUP_HARNESS_REQUIRE_THIRD_PARTY") == "1"
 
 
@@ -16,3 +18,14 @@ def require(module: str) -> ModuleType:
     if REQUIRED:
         return importlib.import_module(module)
     return pytest.importorskip(module, reason=f"{module} is installed by `tox -e audit`")
+
+
+def failures(report: AuditReport) -> dict[str, list[str]]:
+    """The failing cases of an audit and their causes."""
+    return {row.case: row.causes for row in report.rows if row.verdict == "fail"}
+
+
+def unreproduced(report: AuditReport) -> set[str]:
+    """The faults an audit found that have no recorded reproduction."""
+    found = {finding.cause for finding in report.findings + report.notes}
+    return found - {reproduction.cause for reproduction in report.reproductions}

@@ -6,7 +6,6 @@ Third-party packages are imported by name at run time, so this module imports wi
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -35,6 +34,10 @@ class BloomAdapter:
         """The bits now set, where the filter lets them be read; None otherwise."""
         return None
 
+    def storage_bits(self) -> int | None:
+        """The bits of memory its bit array occupies (``m`` rounded up to its words), where readable."""
+        return None
+
     def insert_many(self, items: Sequence[bytes]) -> None:
         for item in items:
             self.insert(item)
@@ -44,6 +47,10 @@ class BloomAdapter:
 
     def indexes_many(self, items: Sequence[bytes]) -> list[list[int]]:
         return [self.bit_indexes(item) for item in items]
+
+
+class CaseRefused(Exception):
+    """The library's constructor refuses a case (its documented error): the case is not applicable to it."""
 
 
 class ReferenceAdapter(BloomAdapter):
@@ -65,6 +72,10 @@ class ReferenceAdapter(BloomAdapter):
 
     def bit_indexes(self, item: bytes) -> list[int]:
         return [int(b) for b in self.filter.bit_indexes(item)]
+
+    def storage_bits(self) -> int | None:
+        bits = getattr(self.filter, "bits", None)
+        return 8 * len(bits) if isinstance(bits, bytes | bytearray) else None
 
 
 class DatatroveAdapter(BloomAdapter):
@@ -114,6 +125,9 @@ class DatatroveAdapter(BloomAdapter):
     def contains(self, item: bytes) -> bool:
         return self.contains_many([item])[0]
 
+    def storage_bits(self) -> int:
+        return 8 * len(self.filter.bit_vector)
+
 
 def fixed_reduction_class(bloom: Any) -> Any:
     """datatrove's ``SingleBloomFilter`` with line 147's ``& m_bytes`` replaced by ``% m``, nothing else."""
@@ -146,54 +160,6 @@ def whitespace_tokenizer() -> Any:
             return [(0, len(text))]
 
     return WhitespaceTokenizer("en")
-
-
-def stable_hash128(item: Any) -> int:
-    """A process-independent 128-bit signed hash: rbloom's default (``hash``) is salted per process."""
-    data = item if isinstance(item, bytes) else repr(item).encode()
-    return int.from_bytes(hashlib.blake2b(data, digest_size=16).digest(), "little", signed=True)
-
-
-class RbloomAdapter(BloomAdapter):
-    """rbloom's ``Bloom``. Its k and bits are read from ``save_bytes()``: an 8-byte little-endian k, then the bits."""
-
-    def __init__(self, capacity: int, error_rate: float) -> None:
-        rbloom = importlib.import_module("rbloom")
-        self.filter = rbloom.Bloom(capacity, error_rate, hash_func=stable_hash128)
-        self.m = int(self.filter.size_in_bits)
-        self.k = int.from_bytes(self.filter.save_bytes()[:8], "little")
-
-    def insert(self, item: bytes) -> None:
-        self.filter.add(item)
-
-    def contains(self, item: bytes) -> bool:
-        return item in self.filter
-
-    def set_bits(self) -> set[int]:
-        data = self.filter.save_bytes()[8:]
-        return {i * 8 + bit for i, byte in enumerate(data) if byte for bit in range(8) if byte >> bit & 1}
-
-
-class PybloomLiveAdapter(BloomAdapter):
-    """pybloom-live's ``BloomFilter``: k slices of ``bits_per_slice`` bits, one index per slice."""
-
-    has_indexes = True
-
-    def __init__(self, capacity: int, error_rate: float) -> None:
-        pybloom = importlib.import_module("pybloom_live")
-        self.filter = pybloom.BloomFilter(capacity, error_rate)
-        self.m = int(self.filter.num_bits)
-        self.k = int(self.filter.num_slices)
-
-    def insert(self, item: bytes) -> None:
-        self.filter.add(item)
-
-    def contains(self, item: bytes) -> bool:
-        return item in self.filter
-
-    def bit_indexes(self, item: bytes) -> list[int]:
-        width = self.filter.bits_per_slice
-        return [i * width + int(h) for i, h in enumerate(self.filter.make_hashes(item))]
 
 
 _INSERT_NAMES = ("insert", "add")

@@ -5,10 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from dedup_harness.bloom_audit import reproductions
+from dedup_harness.bloom_audit.adapters import CaseRefused
 from dedup_harness.bloom_audit.binomial import tolerated_hits
 from dedup_harness.bloom_audit.cases import Case
 from dedup_harness.bloom_audit.filter_checks import (
     FAIL,
+    NA,
+    PASS,
     QUERIES,
     CheckResult,
     Finding,
@@ -20,8 +24,11 @@ from dedup_harness.bloom_audit.filter_checks import (
     probe_capacity,
     probe_reach,
 )
-from dedup_harness.bloom_audit.filters import Target
 from dedup_harness.bloom_audit.formulas import optimal_k
+from dedup_harness.bloom_audit.reproductions import Reproduction
+from dedup_harness.bloom_audit.target import Target
+
+CHECKS = ("sizing", "k", "reachability", "no false negatives", "delivered rate")
 
 
 @dataclass(frozen=True)
@@ -36,17 +43,18 @@ class CaseReport:
     asked_rate: float | None
     given_k: int | None
     allocated_bits: int | None
+    storage_bits: int | None  # the memory its bit array occupies, where readable
     reachable_bits: int | None
     reachable_how: str  # "all", "saturated", "at least" or "n/a"
     k: int | None
     implied_k: str
-    promised_rate: float
+    promised_rate: float | None  # None when the case is not applicable to the filter
     promise_basis: str
-    delivered_rate: float
+    delivered_rate: float | None
     false_positives: int
     queries: int
     tolerated: int
-    verdict: str
+    verdict: str  # pass, fail, or n/a when the filter's API cannot express the case
     checks: list[CheckResult]
 
     @property
@@ -63,16 +71,27 @@ class AuditReport:
     rows: list[CaseReport]
     findings: list[Finding] = field(default_factory=list)
     notes: list[Finding] = field(default_factory=list)
+    version: str = ""
+    reproductions: list[Reproduction] = field(default_factory=list)  # one or more per fault found, where recorded
 
     @property
     def passed(self) -> bool:
-        return all(row.verdict == "pass" for row in self.rows if not row.control)
+        """No case fails (a case that is not applicable breaks no promise, and proves none)."""
+        return all(row.verdict != FAIL for row in self.rows if not row.control)
+
+    @property
+    def status(self) -> str:
+        verdicts = {row.verdict for row in self.rows if not row.control}
+        return FAIL if FAIL in verdicts else PASS if PASS in verdicts else NA
 
 
 def audit_case(target: Target, case: Case, *, seed: int = 0, queries: int = QUERIES) -> CaseReport:
     """All five checks on one case: a fresh filter for the capacity probe and another for reachability."""
     tag = f"{seed}:{target.name}:{case.label}:{case.control}"
-    adapter = target.build(case)
+    try:
+        adapter = target.build(case)
+    except CaseRefused as refused:
+        return not_applicable(case, str(refused))
     promise = target.promise(case, adapter)
     reach = probe_reach(target.build(case), f"{tag}:reach")
     probe = probe_capacity(lambda: target.build(case), tag, case.capacity, queries)
@@ -97,6 +116,7 @@ def audit_case(target: Target, case: Case, *, seed: int = 0, queries: int = QUER
         asked_rate=case.error_rate,
         given_k=case.k,
         allocated_bits=adapter.m,
+        storage_bits=adapter.storage_bits(),
         reachable_bits=reachable,
         reachable_how=how,
         k=adapter.k,
@@ -109,6 +129,33 @@ def audit_case(target: Target, case: Case, *, seed: int = 0, queries: int = QUER
         tolerated=tolerated_hits(probe.queries, promise.rate),
         verdict="fail" if any(c.status == FAIL for c in checks) else "pass",
         checks=checks,
+    )
+
+
+def not_applicable(case: Case, reason: str) -> CaseReport:
+    """The row of a case the filter cannot be built for: every check n/a, with the library's reason."""
+    return CaseReport(
+        case=case.label,
+        family=case.family,
+        size=case.size,
+        control=case.control,
+        capacity=case.capacity,
+        asked_rate=case.error_rate,
+        given_k=case.k,
+        allocated_bits=None,
+        storage_bits=None,
+        reachable_bits=None,
+        reachable_how="n/a",
+        k=None,
+        implied_k="n/a",
+        promised_rate=None,
+        promise_basis=reason,
+        delivered_rate=None,
+        false_positives=0,
+        queries=0,
+        tolerated=0,
+        verdict=NA,
+        checks=[CheckResult(check, NA, reason) for check in CHECKS],
     )
 
 
@@ -142,4 +189,26 @@ def audit(
         rows.append(audit_case(target, case, seed=seed))
         if on_case is not None:
             on_case(case)
-    return AuditReport(target.name, target.description, target.size_unit, rows, findings_of(rows), target.notes())
+    findings, notes = findings_of(rows), target.notes() + storage_notes(rows)
+    repros = reproductions.for_causes(target.name, [f.cause for f in findings + notes])
+    return AuditReport(target.name, target.description, target.size_unit, rows, findings, notes, target.version, repros)
+
+
+def storage_notes(rows: list[CaseReport]) -> list[Finding]:
+    """A bit array that occupies well over its m bits (more than whole 64-bit words and half again m)."""
+    wasteful = [row for row in rows if not row.control and _storage_ratio(row) > 1.5]
+    if not wasteful:
+        return []
+    worst = max(wasteful, key=_storage_ratio)
+    example = (
+        f"{worst.case}: its bit array occupies {worst.storage_bits:,} bits of memory for m = "
+        f"{worst.allocated_bits:,} bits ({_storage_ratio(worst):.2f}x); the bits past m are never set"
+    )
+    return [Finding("bit array larger than the bits it uses", len(wasteful), example)]
+
+
+def _storage_ratio(row: CaseReport) -> float:
+    if not row.storage_bits or not row.allocated_bits:
+        return 0.0
+    words = -(-row.allocated_bits // 64) * 64
+    return row.storage_bits / row.allocated_bits if row.storage_bits > words else 1.0

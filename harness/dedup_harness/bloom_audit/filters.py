@@ -3,49 +3,19 @@
 from __future__ import annotations
 
 import importlib
-import math
 import os
 import sys
 from collections.abc import Callable
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from dedup_harness.bloom_audit import datatrove_mask
-from dedup_harness.bloom_audit.adapters import (
-    BloomAdapter,
-    DatatroveAdapter,
-    GenericAdapter,
-    PybloomLiveAdapter,
-    RbloomAdapter,
-    ReferenceAdapter,
-)
-from dedup_harness.bloom_audit.cases import DATATROVE_GRID, DATATROVE_SCENARIOS, Case, Promise, rate_sized_cases
+from dedup_harness.bloom_audit.adapters import BloomAdapter, DatatroveAdapter, GenericAdapter, ReferenceAdapter
+from dedup_harness.bloom_audit.cases import DATATROVE_GRID, DATATROVE_SCENARIOS, Case, Promise
 from dedup_harness.bloom_audit.filter_checks import Finding
-from dedup_harness.bloom_audit.formulas import LN2, spec_bits, spec_hashes, textbook_rate
-
-TARGET_NAMES = ("reference", "datatrove", "rbloom", "pybloom-live")
-
-
-class Target:
-    """A filter family under audit."""
-
-    name = ""
-    description = ""
-    size_unit = "sized for (bits)"  # what a case's size means for this target
-
-    def cases(self) -> list[Case]:
-        return rate_sized_cases()
-
-    def build(self, case: Case) -> BloomAdapter:
-        raise NotImplementedError
-
-    def promise(self, case: Case, adapter: BloomAdapter) -> Promise:
-        assert case.error_rate is not None
-        return Promise(None, None, case.error_rate, "the error rate it was constructed with")
-
-    def notes(self) -> list[Finding]:
-        """Faults found by probes outside the table's checks."""
-        return []
+from dedup_harness.bloom_audit.formulas import spec_bits, spec_hashes, textbook_rate
+from dedup_harness.bloom_audit.package_targets import PACKAGE_TARGETS, PackageTarget
+from dedup_harness.bloom_audit.target import Target, TargetError
 
 
 class ReferenceTarget(Target):
@@ -55,7 +25,8 @@ class ReferenceTarget(Target):
 
     def __init__(self, cls: Any = None) -> None:
         self.cls = cls
-        self.description = "corpus.bloom.BloomFilter, the course's reference (SPEC 4.3)"
+        self.version = version("dedup-harness")
+        self.description = "corpus.bloom.BloomFilter, the course's reference (its sizing rule for m and k)"
 
     def build(self, case: Case) -> BloomAdapter:
         assert case.error_rate is not None
@@ -66,7 +37,7 @@ class ReferenceTarget(Target):
         m = spec_bits(case.capacity, case.error_rate)
         k = spec_hashes(m, case.capacity)
         rate = textbook_rate(m, k, max(case.capacity, 1))
-        return Promise(m, k, rate, "SPEC 4.3: m and k, and the Bloom rate at that m and k")
+        return Promise(m, k, rate, "the course's m and k, and the Bloom rate at that m and k")
 
 
 class DatatroveTarget(Target):
@@ -77,7 +48,8 @@ class DatatroveTarget(Target):
 
     def __init__(self) -> None:
         self.module = importlib.import_module("datatrove.pipeline.dedup.bloom_filter")
-        self.description = f"datatrove {version('datatrove')} SingleBloomFilter ({self.module.__file__})"
+        self.version = version("datatrove")
+        self.description = f"datatrove {self.version} SingleBloomFilter ({self.module.__file__})"
         _quiet_datatrove_logging()
 
     def cases(self) -> list[Case]:
@@ -87,6 +59,12 @@ class DatatroveTarget(Target):
             for c in (shipped[0], shipped[2], shipped[4], shipped[6], DATATROVE_SCENARIOS[0])
         ]
         return [*shipped, *DATATROVE_SCENARIOS, *controls]
+
+    def throughput_case(self, capacity: int, error_rate: float) -> tuple[Case, str]:
+        # It takes no rate: the bytes the textbook gives for the rate, and the textbook's k for them.
+        m_bytes = -(-spec_bits(capacity, error_rate) // 8)
+        k = spec_hashes(8 * m_bytes, capacity)
+        return Case("throughput", m_bytes, capacity, k=k), f"m_bytes = {m_bytes:,}, k = {k} for n = {capacity:,}"
 
     def build(self, case: Case) -> BloomAdapter:
         return DatatroveAdapter(case.size, case.capacity, case.k, fixed_reduction=case.control)
@@ -107,39 +85,6 @@ def _quiet_datatrove_logging() -> None:
     importlib.import_module("loguru").logger.disable("datatrove")
 
 
-class PackageTarget(Target):
-    """A filter from an installed package, built as ``adapter(capacity, error_rate)``."""
-
-    what = ""  # what the description says after the package and its version
-    adapter: type[RbloomAdapter] | type[PybloomLiveAdapter]
-
-    def __init__(self) -> None:
-        self.description = f"{self.name} {version(self.name)} {self.what}"
-
-    def build(self, case: Case) -> BloomAdapter:
-        assert case.error_rate is not None
-        return self.adapter(case.capacity, case.error_rate)
-
-
-class RbloomTarget(PackageTarget):
-    name = "rbloom"
-    what = "Bloom (a stable 128-bit hash_func, for repeatable runs)"
-    adapter = RbloomAdapter
-
-
-class PybloomLiveTarget(PackageTarget):
-    name = "pybloom-live"
-    what = "BloomFilter"
-    adapter = PybloomLiveAdapter
-
-    def promise(self, case: Case, adapter: BloomAdapter) -> Promise:
-        assert case.error_rate is not None
-        # Its constructor's comments: k = ceil(log2(1/P)) slices of ceil(n |ln P| / (k ln(2)**2)) bits.
-        k = math.ceil(math.log2(1 / case.error_rate))
-        per_slice = math.ceil(case.capacity * abs(math.log(case.error_rate)) / (k * LN2**2))
-        return Promise(k * per_slice, k, case.error_rate, "its constructor's formula; 'no more than error_rate'")
-
-
 class GenericTarget(Target):
     """Any ``module:Class`` constructed as ``Class(capacity, error_rate)``."""
 
@@ -155,10 +100,6 @@ class GenericTarget(Target):
     def build(self, case: Case) -> BloomAdapter:
         assert case.error_rate is not None
         return GenericAdapter(self.cls, case.capacity, case.error_rate)
-
-
-class TargetError(Exception):
-    """A target that cannot be loaded: the message names it and says why."""
 
 
 def load_class(spec: str) -> Callable[..., Any]:
@@ -177,12 +118,16 @@ def load_class(spec: str) -> Callable[..., Any]:
     return cls  # type: ignore[no-any-return]
 
 
+def _package(cls: type[PackageTarget]) -> tuple[Callable[[], Target], str]:
+    return cls, f"{cls.name} (the audit extra pins the release audited)"
+
+
 _BUILTIN: dict[str, tuple[Callable[[], Target], str]] = {
     "reference": (ReferenceTarget, ""),
     "datatrove": (DatatroveTarget, "datatrove==0.10.1 regex tokenizers 'xxhash<4'"),
-    "rbloom": (RbloomTarget, "rbloom"),
-    "pybloom-live": (PybloomLiveTarget, "pybloom-live"),
+    **{cls.name: _package(cls) for cls in PACKAGE_TARGETS},
 }
+TARGET_NAMES = tuple(_BUILTIN)
 
 
 def resolve_target(spec: str) -> Target:
@@ -191,7 +136,7 @@ def resolve_target(spec: str) -> Target:
         factory, install = _BUILTIN[spec]
         try:
             return factory()
-        except ImportError as exc:
+        except (ImportError, PackageNotFoundError) as exc:
             raise TargetError(f"{spec} is not installed ({exc}); install it with: pip install {install}") from exc
     if ":" in spec:
         return GenericTarget(spec)

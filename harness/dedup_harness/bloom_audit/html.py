@@ -13,19 +13,31 @@ from collections.abc import Sequence
 
 from markupsafe import Markup
 
+from dedup_harness.bloom_audit import html_compare
 from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
+from dedup_harness.bloom_audit.summary import family_summaries
+from dedup_harness.bloom_audit.throughput import Throughput
 from dedup_harness.core import pages, svg
 
 
-def render(reports: Sequence[AuditReport], bloommask: BloommaskReport | None) -> str:
+def render(reports: Sequence[AuditReport], bloommask: BloommaskReport | None, speeds: Sequence[Throughput] = ()) -> str:
+    side_by_side = len(reports) > 1
     with svg.plotting():
         targets = [(report, _shipped(report), rate_plot(report), reach_plot(report)) for report in reports]
+        compare = {
+            "ratios": html_compare.ratio_plot(reports) if side_by_side else None,
+            "bits": html_compare.bits_plot(reports) if side_by_side else None,
+            "speed": html_compare.throughput_plot(speeds),
+        }
     return pages.render(
         pages.environment(__package__ or ""),
         "audit.html.j2",
         title="dedup-harness audit-bloom: " + ", ".join(r.target for r in reports),
         targets=targets,
+        summary=[s for report in reports for s in family_summaries(report)] if side_by_side else [],
+        compare=compare,
+        speeds=speeds,
         bloommask=bloommask,
         passed=all(r.passed for r in reports),
     )
@@ -35,15 +47,20 @@ def _shipped(report: AuditReport) -> list[CaseReport]:
     return sorted((row for row in report.rows if not row.control), key=lambda row: (row.size, row.case))
 
 
+def _measured(report: AuditReport) -> list[CaseReport]:
+    """The shipped cases that ran (a case the filter cannot express has no rate to draw)."""
+    return [row for row in _shipped(report) if row.promised_rate is not None and row.delivered_rate is not None]
+
+
 def rate_plot(report: AuditReport) -> Markup:
-    rows = _shipped(report)
+    rows = _measured(report)
     labels = [f"{row.family}\n{row.size:,}" for row in rows]
     positions = range(len(rows))
     floor = [0.5 / row.queries for row in rows]  # half a hit: where "none seen" sits on a log axis
     fig = svg.figure(max(6.0, 0.62 * len(rows) + 1.5) + 1.6, 3.6, left=0.8, bottom=0.7)
     ax = fig.subplots()
     ax.set_yscale("log")
-    promised = [row.promised_rate for row in rows]
+    promised = [row.promised_rate or 0.0 for row in rows]
     ax.scatter(
         positions, promised, marker="o", s=80, facecolors="none", edgecolors="#0969da", label="promised", zorder=5
     )
@@ -61,7 +78,7 @@ def rate_plot(report: AuditReport) -> Markup:
     colours = ["#cf222e" if row.verdict == "fail" else "#1a7f37" for _, row in seen]
     ax.scatter(
         [x for x, _ in seen],
-        [row.delivered_rate for _, row in seen],
+        [row.delivered_rate or 0.0 for _, row in seen],
         marker="D",
         color=colours,
         label="delivered",

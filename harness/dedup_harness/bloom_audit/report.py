@@ -10,10 +10,20 @@ from rich.table import Table
 
 from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
+from dedup_harness.bloom_audit.record import Change
+from dedup_harness.bloom_audit.reproductions import Reproduction
+from dedup_harness.bloom_audit.summary import FamilySummary, family_summaries
+from dedup_harness.bloom_audit.throughput import Throughput
+
+VERDICT_STYLE = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]", "n/a": "[yellow]n/a[/yellow]"}
 
 
 def _num(value: int | None) -> str:
     return "n/a" if value is None else f"{value:,}"
+
+
+def _rate(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3g}"
 
 
 def _reachable(row: CaseReport) -> str:
@@ -30,6 +40,8 @@ def _k(row: CaseReport) -> str:
 def _verdict(row: CaseReport) -> str:
     if row.verdict == "pass":
         return "[green]PASS[/green]"
+    if row.verdict == "n/a":
+        return "[yellow]n/a[/yellow]: " + row.promise_basis
     return "[red]FAIL[/red]: " + "; ".join(row.causes)
 
 
@@ -59,8 +71,8 @@ def case_table(title: str, size_unit: str, rows: list[CaseReport]) -> Table:
             _reachable(row),
             _k(row),
             row.implied_k,
-            f"{row.promised_rate:.3g}",
-            f"{row.delivered_rate:.3g}",
+            _rate(row.promised_rate),
+            _rate(row.delivered_rate),
             _verdict(row),
         )
     return table
@@ -81,9 +93,89 @@ def print_audit(console: Console, report: AuditReport) -> None:
         console.print("[bold]Also found by direct probes[/bold] (outside the sizing checks, not in the verdict):")
         for note in report.notes:
             console.print(f"  - {note.cause}: {note.example}")
+    for reproduction in report.reproductions:
+        print_reproduction(console, reproduction)
     failed = sum(row.verdict == "fail" for row in shipped)
-    status = "[green]PASS[/green]" if report.passed else f"[red]FAIL[/red] ({failed} of {len(shipped)} cases)"
+    status = VERDICT_STYLE[report.status] + (f" ({failed} of {len(shipped)} cases)" if failed else "")
     console.print(f"{report.target}: {status}\n")
+
+
+def print_reproduction(console: Console, reproduction: Reproduction) -> None:
+    """The few lines that show a fault with the library alone (checked against ``reproduction.release``)."""
+    console.print(
+        f"[bold]Reproduction[/bold] of {reproduction.cause} ({reproduction.target} {reproduction.release}):"
+        f" {reproduction.title}",
+        markup=True,
+        highlight=False,
+    )
+    console.print("    " + reproduction.code.rstrip().replace("\n", "\n    "), markup=False, highlight=False)
+
+
+def _fraction(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2g}"
+
+
+def _bits(summary: FamilySummary) -> str:
+    if summary.bits_per_item is None:
+        return "n/a"
+    formula = "" if summary.formula_bits_per_item is None else f" / {summary.formula_bits_per_item:.2f}"
+    return f"{summary.bits_per_item:.2f}{formula}"
+
+
+def summary_table(reports: list[AuditReport]) -> Table:
+    """Library x size family: promised, delivered, bits per item against the formula, reachable bits, verdict."""
+    table = Table(title="audit-bloom: every library by size family (the case furthest above its promise shown)")
+    for name in ("library", "family", "cases", "promised", "delivered", "bits/item (m/n / formula)", "reachable"):
+        table.add_column(name, justify="left" if name in ("library", "family") else "right")
+    table.add_column("verdict")
+    for report in reports:
+        for s in family_summaries(report):
+            causes = f": {'; '.join(s.causes)}" if s.causes else ""
+            table.add_row(
+                f"{s.target} {s.version}",
+                s.family,
+                str(s.cases),
+                _rate(s.promised),
+                _rate(s.delivered),
+                _bits(s),
+                _fraction(s.reachable_fraction),
+                VERDICT_STYLE[s.verdict] + causes,
+            )
+    return table
+
+
+def _per_second(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:,.0f}"
+
+
+def throughput_table(rows: list[Throughput]) -> Table:
+    first = rows[0]
+    title = (
+        f"inserts and queries per second at n = {first.capacity:,}, p = {first.error_rate:g} (measured once, this run)"
+    )
+    table = Table(title=title, title_justify="left")
+    for name in ("library", "sized as", "m", "k", "inserts/s", "queries/s"):
+        table.add_column(name, justify="left" if name in ("library", "sized as") else "right")
+    for t in rows:
+        table.add_row(
+            f"{t.target} {t.version}",
+            t.how,
+            _num(t.m),
+            _num(t.k),
+            _per_second(t.inserts_per_second),
+            _per_second(t.queries_per_second),
+        )
+    return table
+
+
+def print_changes(console: Console, record: str, changes: list[Change]) -> None:
+    if not changes:
+        console.print(f"Against the record {record}: no verdict changed.")
+        return
+    console.print(f"[bold]Against the record {record}: {len(changes)} verdicts changed[/bold]")
+    for c in changes:
+        release = c.after.version if c.before.version == c.after.version else f"{c.before.version} -> {c.after.version}"
+        console.print(f"  - {c.target} {release}, {c.case}: {c.before.text} -> {c.after.text}", markup=False)
 
 
 def print_bloommask(console: Console, report: BloommaskReport) -> None:
@@ -122,8 +214,17 @@ def print_bloommask(console: Console, report: BloommaskReport) -> None:
         )
 
 
-def to_json(reports: list[AuditReport], bloommask: BloommaskReport | None) -> dict[str, Any]:
+def to_json(
+    reports: list[AuditReport],
+    bloommask: BloommaskReport | None,
+    throughput: list[Throughput] | None = None,
+    changes: list[Change] | None = None,
+) -> dict[str, Any]:
     out: dict[str, Any] = {"passed": all(r.passed for r in reports), "targets": []}
+    out["summary"] = [asdict(s) for report in reports for s in family_summaries(report)]
+    out["throughput"] = [asdict(t) for t in throughput or []]
+    if changes is not None:
+        out["changes"] = [asdict(c) for c in changes]
     for report in reports:
         entry = asdict(report)
         entry["passed"] = report.passed

@@ -26,3 +26,14 @@ def seconds(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"{text}: expected a positive number of seconds")
     return value
+
+
+def non_negative_int(text: str) -> int:
+    """A whole number of at least 0 (0 turns an optional measurement off)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text}: expected 0 or more")
+    return value

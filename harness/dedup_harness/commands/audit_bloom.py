@@ -2,6 +2,8 @@
 
 Exit status: 0 when every target delivers what it promises, 1 when one fails a check, 2 when a
 target cannot be loaded (an unknown name, a package not installed, a module:Class that does not import).
+With ``--compare RECORD`` the question is what changed: 0 when every verdict is the record's, 1 when one
+differs (a new release fixed a fault or brought one), 2 when the record cannot be read.
 """
 
 from __future__ import annotations
@@ -9,26 +11,51 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.bloom_audit import datatrove_mask
+from dedup_harness.bloom_audit import datatrove_mask, record, throughput
 from dedup_harness.bloom_audit.audit import AuditReport, audit
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
-from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, Target, TargetError, resolve_target
-from dedup_harness.bloom_audit.report import print_audit, print_bloommask, to_json
+from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, resolve_target
+from dedup_harness.bloom_audit.record import RecordError
+from dedup_harness.bloom_audit.report import (
+    print_audit,
+    print_bloommask,
+    print_changes,
+    summary_table,
+    throughput_table,
+    to_json,
+)
+from dedup_harness.bloom_audit.target import Target, TargetError
+from dedup_harness.bloom_audit.throughput import Throughput
+from dedup_harness.commands.arguments import non_negative_int
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 
-HELP = "audit Bloom filters (reference, datatrove, rbloom, pybloom-live, module:Class) for sizing and index faults"
+HELP = "audit Bloom filters (the reference, datatrove and the packages people install, or module:Class)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "targets",
-        nargs="+",
+        nargs="*",
         metavar="TARGET",
         help=f"one of {', '.join(TARGET_NAMES)}, or module:Class (built as Class(capacity, error_rate))",
+    )
+    parser.add_argument("--all", action="store_true", help="audit every built-in target, side by side")
+    parser.add_argument(
+        "--compare",
+        metavar="RECORD",
+        help="say which verdicts changed against a recorded --json document (docs/bloom-audit.json)",
+    )
+    parser.add_argument(
+        "--throughput",
+        metavar="N",
+        type=non_negative_int,
+        help=f"measure inserts and queries per second at capacity N and p = {throughput.RATE:g}"
+        f" (default {throughput.ITEMS:,} with --all, otherwise not measured; 0: not measured)",
     )
     parser.add_argument("--json", metavar="FILE", help="write the audit as one JSON document to FILE ('-' for stdout)")
     parser.add_argument(
@@ -38,20 +65,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    names = [*TARGET_NAMES, *(t for t in args.targets if t not in TARGET_NAMES)] if args.all else args.targets
+    if not names:
+        return fail("audit-bloom", TargetError("name a TARGET, or give --all"))
+    items = args.throughput if args.throughput is not None else throughput.ITEMS if args.all else 0
     with Outputs("audit-bloom") as outputs:
         try:
             outputs.file("--json", args.json)
             outputs.file("--html", args.html)
-            targets = [resolve_target(spec) for spec in args.targets]
-        except (TargetError, OutputError) as exc:
+            recorded = record.load(Path(args.compare)) if args.compare else None
+            targets = [resolve_target(spec) for spec in names]
+        except (TargetError, OutputError, RecordError) as exc:
             return fail("audit-bloom", exc)
         reports, mask_report = _audit(targets, args.seed)
+        speeds = _throughput(targets, items, args.seed)
+        changes = record.changes(recorded, reports) if recorded is not None else None
         if args.json:
-            outputs.put("--json", json.dumps(to_json(reports, mask_report), indent=2) + "\n")
+            outputs.put("--json", json.dumps(to_json(reports, mask_report, speeds, changes), indent=2) + "\n")
         if args.html:
             from dedup_harness.bloom_audit import html  # matplotlib and Jinja2: imported only when a page is asked for
 
-            outputs.put("--html", html.render(reports, mask_report))
+            outputs.put("--html", html.render(reports, mask_report, speeds))
         try:
             outputs.commit()
         except OutputError as exc:
@@ -60,11 +94,36 @@ def run(args: argparse.Namespace) -> int:
     # when piped into a log; a terminal keeps its own width.
     elsewhere = outputs.stdout
     console = Console(stderr=elsewhere, width=None if sys.stdout.isatty() else 180)
+    _print(console, reports, mask_report, speeds)
+    if changes is not None:
+        print_changes(console, args.compare, changes)
+        return 1 if changes else 0
+    return 0 if all(report.passed for report in reports) else 1
+
+
+def _print(
+    console: Console, reports: list[AuditReport], mask_report: BloommaskReport | None, speeds: list[Throughput]
+) -> None:
     for report in reports:
         print_audit(console, report)
     if mask_report is not None:
         print_bloommask(console, mask_report)
-    return 0 if all(report.passed for report in reports) else 1
+    if len(reports) > 1:
+        console.print(summary_table(reports))
+    if speeds:
+        console.print(throughput_table(speeds))
+
+
+def _throughput(targets: list[Target], items: int, seed: int) -> list[Throughput]:
+    if not items:
+        return []
+    with Progress("audit-bloom") as progress:
+        progress.phase(f"inserts and queries per second at n = {items:,}", total=len(targets))
+        speeds = []
+        for target in targets:
+            speeds.append(throughput.measure(target, items, seed=seed))
+            progress.finished(target.name)
+    return speeds
 
 
 def _audit(targets: list[Target], seed: int) -> tuple[list[AuditReport], BloommaskReport | None]:
