@@ -34,7 +34,8 @@ def hashes_for(m: int, capacity: int) -> int:
 def bit_of(h: Any, m: int) -> Any:
     """Reduce a 64-bit hash to one of the m bits: h mod m, so every bit is reachable whatever m is.
 
-    ``h`` is an int here; numpy's batch path passes an array of them, so the rule lives here once.
+    ``h`` is an int here; the external sort's numpy batch path passes an array of them, so the rule
+    lives here once.
     """
     return h % m
 
