@@ -69,7 +69,9 @@ __all__ = ["STATS_KEYS", "Doc", "bloom_rate", "exact_dedup", "paragraph_hash", "
 _numpy_screen_batch: Callable[[bytearray, int, int, Sequence[bytes]], list[bool]] | None = None
 if os.environ.get("CORPUS_BLOOM_PURE", "") in ("", "0"):
     with suppress(ImportError):  # numpy is not installed: the loop
-        from corpus.bloom_numpy import screen_batch as _numpy_screen_batch
+        from corpus import bloom_numpy
+
+        _numpy_screen_batch = bloom_numpy.screen_batch
 
 # An occurrence (digest, i, j) as the reference spools it: paragraph j of document i has this digest.
 OCCURRENCE = reference.Spool.RECORD
