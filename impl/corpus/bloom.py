@@ -34,7 +34,8 @@ def hashes_for(m: int, capacity: int) -> int:
 def bit_of(h: Any, m: int) -> Any:
     """Reduce a 64-bit hash to one of the m bits: h mod m, so every bit is reachable whatever m is.
 
-    ``h`` is an int here; numpy's batch path passes an array of them, so the rule lives here once.
+    ``h`` is an int here; the external sort's numpy batch path passes an array of them, so the rule
+    lives here once.
     """
     return h % m
 
@@ -54,11 +55,17 @@ class BloomFilter:
         self.m = bits_for(capacity, error_rate)
         self.k = hashes_for(self.m, capacity)
         self.bits = bytearray((self.m + 7) // 8)  # bit b is bit b & 7 of byte b >> 3
+        # The last item asked about and its bits: pass 2 asks contains(d) and then, for a new digest,
+        # insert(d), so the same item comes twice in a row and its k hashes are worked out once.
+        self._last: tuple[bytes, list[int]] | None = None
 
     def bit_indexes(self, item: bytes) -> list[int]:
         """The k bit positions of ``item``, each in ``range(m)``."""
-        h = fnv1a_64(item)
-        return [bit_of(splitmix64((h + i * GOLDEN_GAMMA) & MASK64), self.m) for i in range(self.k)]
+        if self._last is None or self._last[0] != item:
+            h = fnv1a_64(item)
+            bits = [bit_of(splitmix64((h + i * GOLDEN_GAMMA) & MASK64), self.m) for i in range(self.k)]
+            self._last = (bytes(item), bits)
+        return list(self._last[1])
 
     def insert(self, item: bytes) -> None:
         """Set the item's k bits."""

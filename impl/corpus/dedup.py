@@ -21,11 +21,10 @@ import hashlib
 import itertools
 import json
 import math
-import os
 import re
 import struct
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
@@ -33,16 +32,6 @@ from typing import IO, Any
 
 from corpus.bloom import BloomFilter
 from corpus.doc import Doc
-
-# Pass 2 in numpy (corpus/bloom_numpy.py), when it is installed: an optimization with exactly the
-# answers of the loop in screen(). Without numpy, or with CORPUS_BLOOM_PURE=1, the loop runs.
-_numpy_candidates: Callable[[BloomFilter, Iterable[list[bytes]]], set[bytes]] | None
-try:
-    from corpus.bloom_numpy import candidates as _numpy_candidates
-except ImportError:
-    _numpy_candidates = None
-if os.environ.get("CORPUS_BLOOM_PURE", "") not in ("", "0"):
-    _numpy_candidates = None
 
 STATS_KEYS: tuple[str, ...] = (
     "docs_in",
@@ -198,8 +187,6 @@ def screen(spool: Spool, bloom: BloomFilter) -> set[bytes]:
     Every digest that occurs twice becomes a candidate at its second occurrence (no false
     negatives); a few unique digests become candidates too (the false positives).
     """
-    if _numpy_candidates is not None:  # the same candidates, a batch at a time: a first reading may skip it
-        return _numpy_candidates(bloom, ([d for d, _, _ in batch] for batch in spool.record_batches()))
     candidates: set[bytes] = set()
     for batch in spool.record_batches():
         for digest, _, _ in batch:

@@ -50,7 +50,7 @@ import os
 import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, field
 from functools import partial
 from operator import itemgetter
@@ -64,11 +64,14 @@ from corpus.reference import STATS_KEYS, bloom_rate, paragraph_hash, paragraphs,
 
 __all__ = ["STATS_KEYS", "Doc", "bloom_rate", "exact_dedup", "paragraph_hash", "paragraphs"]
 
-# Pass 2 a batch at a time in numpy exactly when the reference's pass 2 uses it (numpy installed,
-# CORPUS_BLOOM_PURE unset): the same answers as the loop in _screen_batch.
+# Pass 2 a batch at a time in numpy (bloom_numpy.py beside this file) when numpy is installed and
+# CORPUS_BLOOM_PURE is unset: exactly the answers of the loop in _screen_batch, which runs otherwise.
 _numpy_screen_batch: Callable[[bytearray, int, int, Sequence[bytes]], list[bool]] | None = None
-if reference._numpy_candidates is not None:
-    from corpus.bloom_numpy import screen_batch as _numpy_screen_batch
+if os.environ.get("CORPUS_BLOOM_PURE", "") in ("", "0"):
+    with suppress(ImportError):  # numpy is not installed: the loop
+        from corpus import bloom_numpy
+
+        _numpy_screen_batch = bloom_numpy.screen_batch
 
 # An occurrence (digest, i, j) as the reference spools it: paragraph j of document i has this digest.
 OCCURRENCE = reference.Spool.RECORD
@@ -156,11 +159,11 @@ def _four_passes(
         tally["bloom_bits"] = bloom.m
         candidates = screen(spool, bloom)
         del bloom  # its work is done: the confirm pass needs only the candidates' bits and the disk
-        verdict = confirm(spool, candidates)
-        tally["candidates"] = verdict.candidates
-        tally["false_positives"] = verdict.false_positives
-        tally["duplicate_paragraphs"] = verdict.duplicate_paragraphs
-        yield from emit(spool, verdict.mark_runs, tally)
+        marked = confirm(spool, candidates)
+        tally["candidates"] = marked.candidates
+        tally["false_positives"] = marked.false_positives
+        tally["duplicate_paragraphs"] = marked.duplicate_paragraphs
+        yield from emit(spool, marked.mark_runs, tally)
     if stats is not None:
         stats.update(tally)
 
@@ -349,7 +352,7 @@ def _screen_batch(bloom: BloomFilter, digests: list[bytes]) -> list[bool]:
 
 
 @dataclass
-class Verdict:
+class Marked:
     """What the confirm pass decided: the marks, in sorted runs on disk, and the counts for the stats."""
 
     mark_runs: list[Path] = field(default_factory=list)
@@ -358,7 +361,7 @@ class Verdict:
     duplicate_paragraphs: int = 0
 
 
-def confirm(spool: Spool, candidates: CandidateBits) -> Verdict:
+def confirm(spool: Spool, candidates: CandidateBits) -> Marked:
     """Pass 3: sort the candidates' occurrences on disk, merge them, and walk the runs of equal digests.
 
     The occurrences whose digest has its bit set (every occurrence of every candidate, the first
@@ -372,18 +375,18 @@ def confirm(spool: Spool, candidates: CandidateBits) -> Verdict:
         suspects.extend(candidates.suspects(block, answers))
     spool.forget_screened()
     marks = SortedRuns(spool)
-    verdict = Verdict()
+    marked = Marked()
     with spool.merged(suspects.flush(), SCREENED_SIZE) as occurrences:
         for _, run in itertools.groupby(occurrences, key=_DIGEST_OF):
             first, repeats = _first_and_count_rest(run, marks)
             if repeats:
-                verdict.candidates += 1
-                verdict.duplicate_paragraphs += repeats
+                marked.candidates += 1
+                marked.duplicate_paragraphs += repeats
             elif first[-1:] == PRESENT:
-                verdict.candidates += 1  # a unique paragraph the filter mistook for a repeat
-                verdict.false_positives += 1
-    verdict.mark_runs = marks.flush()
-    return verdict
+                marked.candidates += 1  # a unique paragraph the filter mistook for a repeat
+                marked.false_positives += 1
+    marked.mark_runs = marks.flush()
+    return marked
 
 
 def _first_and_count_rest(run: Iterator[bytes], marks: SortedRuns) -> tuple[bytes, int]:

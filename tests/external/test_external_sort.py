@@ -183,9 +183,9 @@ class TestMarks:
     def test_the_marks_reach_emit_sorted_by_document_then_paragraph(self, tmp_path: Path, b: float) -> None:
         docs = from_records(mixed_corpus(seed=3, docs=120, repeat_rate=0.4))
         with knobs(RUN_RECORDS=5, FAN_IN=2):
-            spool, verdict = self.spool_and_confirm(tmp_path, docs, b)
-            assert len(verdict.mark_runs) > 2, "the marks should span several runs"
-            with spool.merged(verdict.mark_runs, external.MARK.size) as stream:
+            spool, marked = self.spool_and_confirm(tmp_path, docs, b)
+            assert len(marked.mark_runs) > 2, "the marks should span several runs"
+            with spool.merged(marked.mark_runs, external.MARK.size) as stream:
                 marks = [external.MARK.unpack(record) for record in stream]
         assert marks == sorted(marks), "the merged marks should come in (i, j) order"
         seen: set[str] = set()
@@ -200,8 +200,8 @@ class TestMarks:
     def test_every_run_file_is_gone_once_merged(self, tmp_path: Path) -> None:
         docs = from_records(mixed_corpus(seed=4, docs=60, repeat_rate=0.4))
         with knobs(RUN_RECORDS=3, FAN_IN=2):
-            spool, verdict = self.spool_and_confirm(tmp_path, docs, 1)
-            with spool.merged(verdict.mark_runs, external.MARK.size) as stream:
+            spool, marked = self.spool_and_confirm(tmp_path, docs, 1)
+            with spool.merged(marked.mark_runs, external.MARK.size) as stream:
                 list(stream)
         assert sorted(p.name for p in tmp_path.iterdir()) == ["docs.jsonl"]
 

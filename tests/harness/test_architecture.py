@@ -68,19 +68,20 @@ def under(name: str, *packages: str) -> bool:
 
 
 def test_the_reference_imports_only_the_standard_library_and_itself() -> None:
-    """Students get impl/ as it is; numpy is the one exception, in the filter's batch path only."""
+    """Students get impl/ as it is, and what verify and mutation test is what they read: no optional fast path."""
+    found = offenders(modules(DATA_ROOT / "impl"), lambda path, name: is_stdlib(name) or under(name, "corpus"))
+    assert found == []
+
+
+def test_the_external_sort_imports_only_the_standard_library_and_corpus() -> None:
+    """Its corpus package is its own files plus the reference's (through __path__), nothing of the harness;
+    numpy only in its optional batch path."""
 
     def allowed(path: Path, name: str) -> bool:
         numpy = path.name == "bloom_numpy.py" and under(name, "numpy")
         return is_stdlib(name) or under(name, "corpus") or numpy
 
-    assert offenders(modules(DATA_ROOT / "impl"), allowed) == []
-
-
-def test_the_external_sort_imports_only_the_standard_library_and_corpus() -> None:
-    """Its corpus package is its own files plus the reference's (through __path__), nothing of the harness."""
-    found = offenders(modules(DATA_ROOT / "impl_external"), lambda path, name: is_stdlib(name) or under(name, "corpus"))
-    assert found == []
+    assert offenders(modules(DATA_ROOT / "impl_external"), allowed) == []
 
 
 def test_the_oracle_shares_nothing_with_the_reference_but_doc() -> None:

@@ -1,7 +1,9 @@
-"""Lossy paragraph identities a student could write each fail test_paragraph_identity_is_the_exact_text.
+"""Every paragraph identity that is not injective on strings fails test_paragraph_identity_is_the_exact_text.
 
 Each root is the reference with one lossy key in place of the paragraph's exact text where the stage
-hashes it; only that check runs.
+hashes it: case, white space, truncation, Unicode normalization, and the text encoded with a narrow
+codec whose errors are replaced or ignored. Only that check runs, under the grading profile (the
+examples a submission meets when it is graded), and it must fail by an assertion for every one.
 """
 
 from __future__ import annotations
@@ -18,11 +20,30 @@ from dedup_harness.verify.mutant_diffs import copy_root
 
 CHECK = "test_paragraph_identity_is_the_exact_text"
 EXACT = "digests = [paragraph_hash(p) for p in paragraphs(doc.text)]"
+NARROW_CODECS = ("ascii", "latin-1", "cp1252", "iso8859-15", "cp437", "mac-roman", "koi8-r")
+
+
+def hashed(key: str) -> str:
+    """The line that hashes ``key`` (an expression in p, giving bytes) instead of the paragraph's UTF-8."""
+    return f"digests = [hashlib.sha256({key}).digest() for p in paragraphs(doc.text)]"
+
+
 LOSSY = {
     "lower-cased": "digests = [paragraph_hash(p.lower()) for p in paragraphs(doc.text)]",
+    "case-folded": "digests = [paragraph_hash(p.casefold()) for p in paragraphs(doc.text)]",
     "whitespace collapsed": 'digests = [paragraph_hash(" ".join(p.split())) for p in paragraphs(doc.text)]',
+    "whitespace removed": 'digests = [paragraph_hash("".join(p.split())) for p in paragraphs(doc.text)]',
     "an 80-character prefix": "digests = [paragraph_hash(p[:80]) for p in paragraphs(doc.text)]",
-    "Unicode-normalized": 'digests = [paragraph_hash(unicodedata.normalize("NFKC", p)) for p in paragraphs(doc.text)]',
+    "a 1,000-character prefix": "digests = [paragraph_hash(p[:1000]) for p in paragraphs(doc.text)]",
+    **{
+        f"{form}-normalized": hashed(f'unicodedata.normalize("{form}", p).encode()')
+        for form in ("NFC", "NFD", "NFKC", "NFKD")
+    },
+    **{
+        f"{codec} with errors={errors}": hashed(f'p.encode("{codec}", errors="{errors}")')
+        for codec in NARROW_CODECS
+        for errors in ("replace", "ignore")
+    },
 }
 
 
@@ -41,7 +62,7 @@ def test_every_lossy_identity_fails_the_identity_check_by_an_assertion(tmp_path:
     names = list(LOSSY)
     results = run_suites(
         [lossy_root(tmp_path, name) for name in names],
-        profile="verify",
+        profile="grading",
         extra_args=[*VERIFY_PYTEST_ARGS, "-k", CHECK],
         checks=[CHECK],
     )

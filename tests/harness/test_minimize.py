@@ -12,11 +12,11 @@ import pytest
 from corpus.doc import Doc
 from dedup_harness.core import reference
 from dedup_harness.core.catalogue import load_mutant
+from dedup_harness.core.judges import JUDGES, Subject
 from dedup_harness.core.runner import run_suite
 from dedup_harness.grade.minimize import plugin
 from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.minimize.ddmin import Budget, ddmin
-from dedup_harness.grade.minimize.judges import JUDGES, Trusted
 from dedup_harness.grade.minimize.shrink import paragraph_blocks, shrink
 from dedup_harness.grade.minimize.text import case_text
 from dedup_harness.verify.mutant_diffs import mutant_root
@@ -60,8 +60,8 @@ class TestShrinkSteps:
 
 
 @pytest.fixture(scope="module")
-def trusted(tmp_path_factory: pytest.TempPathFactory) -> Trusted:
-    return Trusted(reference.oracle(), reference.reference_stage(), Doc, tmp_path_factory.mktemp("spools"))
+def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("spools")
 
 
 class KeepsLast:
@@ -85,19 +85,21 @@ class KeepsLast:
 
 
 @pytest.mark.parametrize("kind", sorted(JUDGES))
-def test_the_reference_passes_every_judge_on_the_checks_own_kind_of_input(trusted: Trusted, kind: str) -> None:
+def test_the_reference_passes_every_judge_on_the_checks_own_kind_of_input(scratch: Path, kind: str) -> None:
     docs = [Doc("a", "One.\n\nTwo."), Doc("b", "Two.\n\nThree."), Doc("c", "One.")]
     inputs: dict[str, Any] = {"docs": docs, "bloom_bytes_per_item": 10}
     if kind == "split":
         inputs = {"text": "a\n \nb\r\n\r\nc"}
     elif kind == "spool":
         inputs = {"docs": docs, "ending": "closed early"}
-    assert JUDGES[kind](trusted, trusted.reference, inputs).failing is False
+    elif kind == "memory":
+        inputs = {"corpora": (4, 8)}
+    assert JUDGES[kind](Subject(reference.reference_stage(), scratch), inputs).message() == ""
 
 
-def test_a_judge_fails_a_wrong_stage_and_says_what_was_expected_beside_what_came_back(trusted: Trusted) -> None:
+def test_a_judge_fails_a_wrong_stage_and_says_what_was_expected_beside_what_came_back(scratch: Path) -> None:
     docs = [Doc("a", "Same."), Doc("b", "Same.")]
-    verdict = JUDGES["output"](trusted, KeepsLast(), {"docs": docs, "bloom_bytes_per_item": 10})
+    verdict = JUDGES["output"](Subject(KeepsLast(), scratch), {"docs": docs, "bloom_bytes_per_item": 10})
     assert verdict.failing
     assert [r["id"] for r in verdict.expected["output"]] == ["a"] and [r["id"] for r in verdict.got["output"]] == ["b"]
     assert "document 'a': expected 'Same.', missing from the output" in verdict.differences

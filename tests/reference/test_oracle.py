@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given
 
 import oracle
 from corpus import dedup
 from corpus.doc import Doc
+from dedup_harness.core.split_cases import SPLIT_CASES
 from dedup_harness.core.strategies import texts
 
 
@@ -32,3 +34,10 @@ def test_a_document_without_paragraphs_passes_through() -> None:
 def test_the_oracle_and_the_reference_split_alike(text: str) -> None:
     """Two splits written independently from the same rule agree; a disagreement is a bug in one of them."""
     assert oracle.paragraphs(text) == dedup.paragraphs(text)
+
+
+@pytest.mark.parametrize(("text", "expected"), SPLIT_CASES)
+def test_the_oracle_and_the_reference_split_the_hand_worked_cases_as_written(text: str, expected: list[str]) -> None:
+    """The split check judges against the oracle's split; these cases, worked by hand, hold the oracle to the rule."""
+    assert oracle.paragraphs(text) == expected
+    assert dedup.paragraphs(text) == expected

@@ -1,4 +1,4 @@
-"""Fixtures the checks share: the stage under test, run to the end, and the fixture corpus.
+"""Fixtures the checks share: the judge of the running check, and the fixture corpus.
 
 Nothing here imports ``corpus`` at module level: this file loads before ``--impl`` has put the
 implementation root on sys.path.
@@ -7,30 +7,40 @@ implementation root on sys.path.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dedup_harness.core.memory_probe import MEMORY_PROBE_KEY, MemoryProbe, TracedMemory
+from dedup_harness.core import case_log
+from dedup_harness.core.checks import BY_NAME
+from dedup_harness.core.judges import JUDGES, Subject
+from dedup_harness.core.memory_probe import MEMORY_PROBE_KEY, TracedMemory
 
 FIXTURE_DIR = Path(__file__).resolve().parent.parent.parent / "fixtures" / "data.03"
 
+Judge = Callable[..., None]
 
-@pytest.fixture(scope="session")
-def run(impl: Any) -> Callable[..., tuple[list[Any], dict[str, Any]]]:
-    """Run the stage under test to the end over a one-shot iterator; returns (output, stats)."""
 
-    def run(docs: Iterable[Any], bloom_bytes_per_item: float = 10, **options: Any) -> tuple[list[Any], dict[str, Any]]:
-        stats: dict[str, Any] = {}
-        output = impl.exact_dedup(iter(list(docs)), bloom_bytes_per_item, stats=stats, **options)
-        # The grader's proxy reads a remote output to the end in a few round trips instead of one per
-        # document (dedup_harness.grade.proxy.RemoteIterator.read_all); any other output is read as list() does.
-        read_all = getattr(type(output), "read_all", None)
-        return (read_all(output) if read_all is not None else list(output)), stats
+@pytest.fixture
+def judge(request: pytest.FixtureRequest, impl: Any, tmp_path: Path) -> Judge:
+    """Judge the running check's implementation on an input, with the check's own judge (core/judges).
 
-    return run
+    Each input is recorded first (``case_log``), so the grader can shrink a failing one with the same
+    judge. A failing verdict is an AssertionError holding its message. How memory is measured:
+    tracemalloc in this process, unless a plugin put its own probe in the stash (the grader measures
+    its isolated worker).
+    """
+    decide = JUDGES[BY_NAME[request.node.originalname].judged_as]
+    subject = Subject(impl, tmp_path, request.config.stash.get(MEMORY_PROBE_KEY, TracedMemory))
+
+    def judge(**inputs: Any) -> None:
+        case_log.record(**inputs)
+        verdict = decide(subject, inputs)
+        assert not verdict.failing, verdict.message()
+
+    return judge
 
 
 @pytest.fixture(scope="session")
@@ -46,10 +56,3 @@ def fixture_expected() -> dict[str, Any]:
     with open(FIXTURE_DIR / "expected.json", encoding="utf-8") as f:
         expected: dict[str, Any] = json.load(f)
     return expected
-
-
-@pytest.fixture(scope="session")
-def memory_probe(pytestconfig: pytest.Config) -> Callable[[], MemoryProbe]:
-    """How the stage's memory is measured: tracemalloc in this process, unless a plugin put its own
-    probe in the stash (the grader measures its isolated worker)."""
-    return pytestconfig.stash.get(MEMORY_PROBE_KEY, TracedMemory)

@@ -1,8 +1,9 @@
-"""The checks of the suite (SPEC 5): one registry of their names, numbers and what each asserts.
+"""The checks of the suite: one registry of their names, numbers, what each asserts and which judge decides it.
 
 A check is one test function of ``tests/suite``. The kill matrix, the mutant catalogue, the grader's
 scores and feedback, and every report refer to checks by these names, in this order; nothing else
-lists them.
+lists them. Each check is decided by one judge (``core/judges``), which its test calls on the check's
+own inputs and the grader's shrinker calls on smaller ones.
 """
 
 from __future__ import annotations
@@ -15,9 +16,13 @@ class Check:
     number: int  # its place in SPEC 5, from 1
     name: str  # the test function's name
     asserts: str  # what it asserts, in words for a student reading a report
-    # How a smaller input is judged when the grader shrinks a failing case (grade/minimize/judges.py);
-    # empty for a check whose input cannot be made smaller and still tell anything.
-    judged_as: str
+    judged_as: str  # the name of its judge in core.judges.JUDGES
+
+    @property
+    def shrinks(self) -> bool:
+        """Can a failing input of this check be made smaller and still tell something? (Not the memory
+        check's: its two corpora are the measurement.)"""
+        return self.judged_as != "memory"
 
 
 def _registry(*entries: tuple[str, str, str]) -> tuple[Check, ...]:
@@ -61,7 +66,7 @@ REGISTRY: tuple[Check, ...] = _registry(
     (
         "test_untouched_documents_keep_their_exact_text",
         "a document that loses nothing comes back exactly as it was: text, line breaks, spaces and meta",
-        "output",
+        "documents",
     ),
     (
         "test_bloom_is_sized_from_bytes_per_item",
@@ -93,13 +98,13 @@ REGISTRY: tuple[Check, ...] = _registry(
         "test_paragraph_identity_is_the_exact_text",
         "two paragraphs are one only when their stripped texts are equal code point for code point: a near copy "
         "(one character changed, added or removed, case or inner spacing changed) stays; an exact copy goes",
-        "output",
+        "documents",
     ),
     (
         "test_the_documents_are_spooled_not_held",
         "while the stage runs, the spool under spool_dir holds a full copy of the documents, and the stage's memory "
         "does not grow with them (memory holds the filter, the candidates and their occurrences, never the documents)",
-        "",
+        "memory",
     ),
 )
 

@@ -21,9 +21,22 @@ FUZZ = "fuzz"
 NAMES = (DEV, CI, GRADING, VERIFY, MUTATION, FUZZ)
 
 
+# A check's ``judge`` fixture (tests/suite/conftest.py) is made once per test, not per example: it holds
+# no state an example could leave behind, so Hypothesis's warning about function-scoped fixtures is moot.
+PER_TEST_FIXTURES = HealthCheck.function_scoped_fixture
+
+
 def register() -> None:
-    settings.register_profile(DEV, deadline=None, max_examples=50)
-    settings.register_profile(CI, deadline=None, max_examples=50, derandomize=True, database=None, print_blob=True)
+    settings.register_profile(DEV, deadline=None, max_examples=50, suppress_health_check=[PER_TEST_FIXTURES])
+    settings.register_profile(
+        CI,
+        deadline=None,
+        max_examples=50,
+        derandomize=True,
+        database=None,
+        print_blob=True,
+        suppress_health_check=[PER_TEST_FIXTURES],
+    )
     # Neither grading nor verify runs Hypothesis's shrink phase. The grader shrinks every failed
     # check's input itself (grade/minimize), the fixture's and the seeded corpora's too, so the shrink
     # phase would only repeat that work, slower; verify only asks whether a check fails, and a failing
@@ -36,7 +49,7 @@ def register() -> None:
             derandomize=True,
             database=None,
             phases=[Phase.explicit, Phase.reuse, Phase.generate],
-            suppress_health_check=[HealthCheck.too_slow],
+            suppress_health_check=[HealthCheck.too_slow, PER_TEST_FIXTURES],
         )
     # mutmut runs the suite once per mutant; a mutant's verdict must not depend on luck or on how
     # slow the trampolines make a test, and nothing may be written to an example database.
@@ -54,7 +67,7 @@ def register() -> None:
         max_examples=60,
         derandomize=True,
         database=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+        suppress_health_check=[HealthCheck.too_slow, PER_TEST_FIXTURES],
     )
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.core import scratch_dirs, worked_example
+from dedup_harness.core import bloom_sizing, scratch_dirs, worked_example
 from dedup_harness.core.paths import CANARY_SOURCE, IMPL_ROOT, PACKAGE_DIR
 from dedup_harness.core.reference import load
 from dedup_harness.grade.faults import SandboxFailed, WorkerFault
@@ -112,7 +112,7 @@ def known_answers(proxy: SubmissionProxy, spool_dir: Path, doc_type: type) -> li
     """The answers only a working setup running a correct ``corpus.dedup`` gets right."""
     example = worked_example
     text = example.DOCUMENTS[0][1]
-    rate = math.exp(-8 * example.BLOOM_BYTES_PER_ITEM * math.log(2) ** 2)
+    rate = bloom_sizing.rate(example.BLOOM_BYTES_PER_ITEM)
     answers = [
         _ask("STATS_KEYS names the eight stats", lambda: proxy.STATS_KEYS, lambda v: tuple(v) == tuple(example.STATS)),
         _ask("paragraphs splits on the blank line", lambda: proxy.paragraphs(text), lambda v: v == text.split("\n\n")),

@@ -8,7 +8,7 @@ Only the fork server imports this module; an ordinary pytest run never does.
 
 from __future__ import annotations
 
-import concurrent.futures.thread  # noqa: F401  (the reference's Bloom batch path starts a helper thread)
+import concurrent.futures.thread  # noqa: F401  (the external sort's Bloom batch path starts a helper thread)
 import contextlib
 import importlib
 
@@ -18,7 +18,7 @@ import pytest  # noqa: F401
 
 from dedup_harness.core import corpora, outcome_recorder, profiles, strategies  # noqa: F401
 
-with contextlib.suppress(ImportError):  # the reference's Bloom batch path
+with contextlib.suppress(ImportError):  # the external sort's Bloom batch path (verify runs it)
     import numpy.typing  # noqa: F401
 
 # pytest imports most of its own plugins only as a session starts, so each child would import them again.

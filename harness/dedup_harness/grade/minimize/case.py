@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from dedup_harness.grade.minimize.judges import Verdict, records
+from dedup_harness.core.judges import Verdict
+from dedup_harness.core.judges.running import records
 
 
 @dataclass

@@ -4,14 +4,14 @@ Loaded with the arguments ``plugin_args`` spells. While the suite runs, it keeps
 recorded (``core.case_log``) when the check fails by an assertion; when the session ends, before the
 grader's worker is shut down, it shrinks every such input within a time budget and writes the
 minimal cases to FILE as JSON (``{check: MinimalCase}``). The implementation under test is the
-suite's own (the stash's proxy in the grader, the module in-process); what is expected comes from
-the oracle and the reference, loaded here, never from the submission.
+suite's own (the stash's proxy in the grader, the module in-process), and each smaller input is
+judged by the very judge the check's test called (``core/judges``), which takes what it expects from
+trusted sources only.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
 import tempfile
 import time
@@ -25,11 +25,11 @@ import pytest
 from dedup_harness.core import case_log, reference
 from dedup_harness.core.checks import BY_NAME, CHECKS
 from dedup_harness.core.impl_under_test import IMPL_KEY
+from dedup_harness.core.judges import JUDGES, Subject
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.outcome_recorder import classify
 from dedup_harness.grade.minimize.case import MinimalCase, minimal_case, size
 from dedup_harness.grade.minimize.ddmin import Budget
-from dedup_harness.grade.minimize.judges import JUDGES, Trusted
 from dedup_harness.grade.minimize.shrink import shrink
 
 PLUGIN = __name__
@@ -71,7 +71,7 @@ class Minimizer:
         impl = session.config.stash.get(IMPL_KEY, None)
         cases = minimize_all(impl, self.failing, scratch_in=session.config.option.basetemp) if impl else {}
         for name in self.failing:
-            if name in BY_NAME and not BY_NAME[name].judged_as and self.failing[name]:
+            if name in BY_NAME and not BY_NAME[name].shrinks and self.failing[name]:
                 cases[name] = as_recorded(self.failing[name][0], self.messages[name])
         self.output.write_text(json.dumps({k: c.as_dict() for k, c in cases.items()}, ensure_ascii=False), "utf-8")
 
@@ -82,15 +82,10 @@ def minimize_all(
     """A minimal case for each failed check that recorded an input, in the suite's order, within the budgets."""
     if scratch_in is not None:
         Path(scratch_in).mkdir(parents=True, exist_ok=True)
-    trusted = Trusted(
-        oracle=reference.oracle(),
-        reference=reference.reference_stage(),
-        doc=importlib.import_module("corpus.doc").Doc,
-        scratch=Path(tempfile.mkdtemp(prefix="shrink-", dir=scratch_in)),
-    )
+    subject = Subject(impl, Path(tempfile.mkdtemp(prefix="shrink-", dir=scratch_in)))
     deadline = time.monotonic() + BACKSTOP_SECONDS
     cases: dict[str, MinimalCase] = {}
-    names = [c for c in CHECKS if c in failing and failing[c] and BY_NAME[c].judged_as]
+    names = [c for c in CHECKS if c in failing and failing[c] and BY_NAME[c].shrinks]
     left = TRIES_IN_ALL
     found: list[dict[str, Any]] = []  # the minimal inputs so far: one may fail the next check as well
     for n, name in enumerate(names):
@@ -98,7 +93,7 @@ def minimize_all(
         tries = min(TRIES_PER_CHECK, left // (len(names) - n))
         budget = Budget(tries, max(0.0, (deadline - time.monotonic()) / (len(names) - n)))
         starts = failing[name] + [inputs for inputs in found if inputs.keys() == failing[name][0].keys()]
-        case = minimize(impl, trusted, name, starts, budget)
+        case = minimize(subject, name, starts, budget)
         left -= budget.used
         if case is not None:
             cases[name] = case
@@ -106,24 +101,23 @@ def minimize_all(
     return cases
 
 
-def minimize(
-    impl: Any, trusted: Trusted, name: str, recorded: list[dict[str, Any]], budget: Budget
-) -> MinimalCase | None:
+def minimize(subject: Subject, name: str, recorded: list[dict[str, Any]], budget: Budget) -> MinimalCase | None:
     """The smallest input that still fails check ``name`` (and that the reference passes), starting from
     the smallest recorded input that fails when judged again; None when none does."""
     judge = JUDGES[BY_NAME[name].judged_as]
     statistical = BY_NAME[name].judged_as == "budget"
+    reference_subject = Subject(reference.reference_stage(), subject.scratch)
     stops: list[str] = []
 
     def fails(candidate: dict[str, Any]) -> bool:
         if stops:
             return False
         try:
-            if not judge(trusted, impl, candidate).failing:
+            if not judge(subject, candidate).failing:
                 return False
             # Where the expected answer is not the oracle's but a promise (the false-positive budget),
             # an input the reference fails too would blame the submission for luck.
-            return not (statistical and judge(trusted, trusted.reference, candidate).failing)
+            return not (statistical and judge(reference_subject, candidate).failing)
         except Exception:
             return False  # a crash on a smaller input is another failure than the one this check saw
         except KeyboardInterrupt:
@@ -132,13 +126,13 @@ def minimize(
             stops.append(f"shrinking stopped: {fault}")
             return False
 
-    with _labelled(impl, SHRINKING):
+    with _labelled(subject.impl, SHRINKING):
         inputs = next((candidate for candidate in sorted(recorded, key=size) if fails(candidate)), None)
         if inputs is None:
             return None
         smallest = shrink(inputs, fails, budget, least_docs=1 if BY_NAME[name].judged_as == "spool" else 0)
         try:
-            verdict = judge(trusted, impl, smallest)
+            verdict = judge(subject, smallest)
         except KeyboardInterrupt:
             raise
         except BaseException:

@@ -1,11 +1,14 @@
-"""Pass 2's numpy batch path gives exactly the answers of screen()'s loop and leaves the same bits."""
+"""The external sort's numpy pass 2 gives exactly the answers of the reference's screen() loop and the same bits."""
 
 from __future__ import annotations
 
+import importlib.util
+import itertools
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -14,13 +17,27 @@ from hypothesis import strategies as st
 
 from dedup_harness.core import reference
 from dedup_harness.core.corpora import mixed_corpus
-from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.core.paths import IMPL_EXTERNAL_ROOT
 
 pytest.importorskip("numpy", reason="the batch path exists only where numpy is installed")
 bloom = reference.load("corpus.bloom")
 hashing = reference.load("corpus.hashing")
-batch = reference.load("corpus.bloom_numpy")
 dedup = reference.load("corpus.dedup")
+
+
+def _external_batch() -> ModuleType:
+    """impl_external's bloom_numpy, beside the reference's corpus.bloom and corpus.hashing it builds on."""
+    spec = importlib.util.spec_from_file_location(
+        "external_bloom_numpy", IMPL_EXTERNAL_ROOT / "corpus" / "bloom_numpy.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+batch = _external_batch()
 
 RATES = st.sampled_from([0.95, 0.9, 0.5, 0.1, 0.01, 1e-6, 1e-17])
 ITEMS = st.one_of(st.binary(min_size=32, max_size=32), st.binary(max_size=6))
@@ -96,10 +113,10 @@ def test_vectorised_bit_indexes_match_the_per_item_ones(items, m, k):
     assert batch.bit_indexes_many(items, m, k).tolist() == [f.bit_indexes(x) for x in items]
 
 
-def _impl_python(code: str, **env: str) -> str:
+def _external_python(code: str, **env: str) -> str:
     run = subprocess.run(
         [sys.executable, "-c", code],
-        env={**os.environ, **env, "PYTHONPATH": str(IMPL_ROOT)},
+        env={**os.environ, **env, "PYTHONPATH": str(IMPL_EXTERNAL_ROOT)},
         capture_output=True,
         text=True,
         check=True,
@@ -108,24 +125,34 @@ def _impl_python(code: str, **env: str) -> str:
 
 
 def test_the_environment_variable_forces_the_standard_library_path():
-    code = "import corpus.dedup as d; print(d._numpy_candidates is None)"
-    assert _impl_python(code, CORPUS_BLOOM_PURE="1") == "True"
-    assert _impl_python(code, CORPUS_BLOOM_PURE="0") == "False"
+    code = "import corpus.dedup as d; print(d._numpy_screen_batch is None)"
+    assert _external_python(code, CORPUS_BLOOM_PURE="1") == "True"
+    assert _external_python(code, CORPUS_BLOOM_PURE="0") == "False"
+
+
+def test_without_numpy_the_external_stage_imports_and_screens_item_by_item() -> None:
+    code = (
+        "import sys; sys.modules['numpy'] = None\n"  # makes `import numpy` raise ImportError
+        "import corpus.dedup as d; from corpus.doc import Doc\n"
+        "docs = [Doc('a', 'x\\n\\ny'), Doc('b', 'y'), Doc('c', 'x\\n\\nz')]\n"
+        "print(d._numpy_screen_batch is None, [x.id for x in d.exact_dedup(docs)])"
+    )
+    assert _external_python(code) == "True ['a', 'c']"
 
 
 @pytest.mark.parametrize("repeat_rate", [0.0, 0.3])
 @pytest.mark.parametrize("bloom_bytes_per_item", [0.1, 1, 10])
-def test_pass_two_finds_the_same_candidates_and_bits_either_way(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, repeat_rate: float, bloom_bytes_per_item: float
+def test_pass_two_finds_the_reference_loops_candidates_and_bits(
+    tmp_path: Path, repeat_rate: float, bloom_bytes_per_item: float
 ) -> None:
-    """screen() on one spool, once through numpy and once through its own loop: the same candidates and bits."""
+    """The reference's screen() on one spool, and the batch path over the same digests: the same candidates and bits."""
     docs = [dedup.Doc(r["id"], r["text"], r["meta"]) for r in mixed_corpus(seed=3, docs=300, repeat_rate=repeat_rate)]
     spool = dedup.Spool(tmp_path)
     _, n = dedup.spool_documents(docs, spool)
     rate = dedup.bloom_rate(bloom_bytes_per_item)
     fast_filter, loop_filter = bloom.BloomFilter(n, rate), bloom.BloomFilter(n, rate)
-    fast = dedup.screen(spool, fast_filter)
-    monkeypatch.setattr(dedup, "_numpy_candidates", None)
+    digests = [d for records in spool.record_batches() for d, _, _ in records]
+    fast = set(itertools.compress(digests, batch.screen_batch(fast_filter.bits, fast_filter.m, fast_filter.k, digests)))
     loop = dedup.screen(spool, loop_filter)
     assert fast == loop
     assert fast_filter.bits == loop_filter.bits

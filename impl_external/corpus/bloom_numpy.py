@@ -1,18 +1,17 @@
-"""Pass 2 of ``corpus.dedup`` in numpy, many digests at a time: an optimization a first reading can skip.
+"""Pass 2 of the external sort in numpy, many digests at a time: where ``dedup``'s speed comes from.
 
-``screen()`` in dedup.py is the definition: each digest in input order, "present" makes it a
-candidate, "new" inserts it. ``candidates`` gives exactly the same candidates and leaves the filter
-with exactly the same bits, thousands of digests per numpy pass; dedup.py uses it when numpy is
-installed (the grading worker runs on the standard library alone, and so takes the loop). The tests
-compare the two digest by digest and bit by bit.
+The reference's ``screen()`` (impl/corpus/dedup.py) is the definition: each digest in input order,
+"present" makes it a candidate, "new" inserts it. ``screen_batch`` gives exactly the same answers and
+leaves the filter with exactly the same bits, thousands of digests per numpy pass. The external
+stage (dedup.py beside this file) uses it when numpy is installed and runs the same loop as the
+reference without it; tests/external/test_bloom_batch.py compares the two digest by digest and bit by bit.
 
 uint64 arithmetic in numpy wraps around, so a multiplication there is exactly "mod 2**64".
 """
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from corpus.bloom import BloomFilter, bit_of
+from corpus.bloom import bit_of
 from corpus.hashing import FNV_OFFSET, FNV_PRIME, GOLDEN_GAMMA, MASK64, fnv1a_64
 
 U64 = NDArray[np.uint64]
@@ -64,14 +63,6 @@ CHUNK = 4096  # items per numpy pass: big enough to pay numpy's overhead, small 
 # A chunk packs (bit, item) pairs into 64 bits: bits below 2**52. (A filter that big would need
 # 512 TiB of memory before it got here.)
 MAX_BITS = 1 << (64 - (CHUNK - 1).bit_length())
-
-
-def candidates(bloom: BloomFilter, digest_batches: Iterable[Sequence[bytes]]) -> set[bytes]:
-    """Pass 2 over batches of digests in input order: the digests the filter reported present."""
-    found: set[bytes] = set()
-    for digests in digest_batches:
-        found.update(itertools.compress(digests, screen_batch(bloom.bits, bloom.m, bloom.k, digests)))
-    return found
 
 
 def screen_batch(bits: bytearray, m: int, k: int, items: Sequence[bytes]) -> list[bool]:

@@ -1,0 +1,99 @@
+"""The judge of the spool's purpose: the documents go to disk, and the stage's memory does not grow with them.
+
+Two corpora, one twice the other. What a stage needs whatever the corpus (buffers, a batch in
+flight) is the same in both, so the difference in peak memory is what it holds per document; and
+while it runs, the spool under ``spool_dir`` holds at least the documents' bytes, counted in the
+blocks the file system allocated (a sparse file cannot pass for a copy).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from dedup_harness.core.judges.verdict import Inputs, Subject, Verdict, verdict
+
+# A long paragraph (about 16 KiB): a few documents of these make megabytes while the filter, the
+# candidates and their occurrences stay tiny, so what grows with the corpus is the documents alone.
+BLOCK = "A long paragraph of plain words that says the same thing again and again to fill space. " * 185
+CORPORA = (48, 96)  # documents in the two corpora (about 1.6 and 3.1 MB)
+GROWTH_ALLOWED = 4  # the peak may grow by at most a quarter of what the documents grew by
+# B for both runs. The filter is tiny beside the documents at any B; at B = 1 (6 hashes a paragraph
+# rather than 55) a pure-Python stage spends its time on the documents, which is what is measured.
+FILTER_SIZE = 1
+
+
+class SpooledRun(NamedTuple):
+    corpus_bytes: int  # the UTF-8 size of every document's text
+    spool_bytes: int  # what lay under spool_dir once the first document came out, in allocated blocks
+    peak: int | None  # the stage's peak memory growth, as the subject's probe measured it
+    documents_out: int
+
+
+def big_documents(count: int, sizes: list[int]) -> Iterator[Any]:
+    """``count`` documents of two long paragraphs each, made one at a time (the judge holds none of them)."""
+    from corpus.doc import Doc
+
+    for i in range(count):
+        doc = Doc(f"big{i}", f"{i}a {BLOCK}\n\n{i}b {BLOCK}", {"n": i})
+        sizes.append(len(doc.text.encode("utf-8")))
+        yield doc
+
+
+def allocated_bytes(folder: Path) -> int:
+    """The bytes the file system allocated for the files under ``folder`` (a walk with its own stack)."""
+    total, todo = 0, [str(folder)]
+    while todo:
+        with os.scandir(todo.pop()) as entries:
+            for entry in entries:
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISDIR(info.st_mode):
+                    todo.append(entry.path)
+                elif stat.S_ISREG(info.st_mode):
+                    total += info.st_blocks * 512
+    return total
+
+
+def spooled_run(subject: Subject, count: int) -> SpooledRun:
+    folder = Path(tempfile.mkdtemp(prefix="spooled-", dir=subject.scratch))
+    sizes: list[int] = []
+    with subject.memory() as measured:
+        stage = subject.impl.exact_dedup(big_documents(count, sizes), FILTER_SIZE, spool_dir=folder)
+        next(stage)  # every pass before the emit is done: the whole input is in the spool
+        on_disk = allocated_bytes(folder)
+        out = 1 + sum(1 for _ in stage)  # one at a time, as a pipeline reads it
+    return SpooledRun(sum(sizes), on_disk, measured.peak, out)
+
+
+def memory(subject: Subject, inputs: Inputs) -> Verdict:
+    """Both corpora come out whole; the spool holds a full copy of each; the peak grows by at most a quarter
+    of what the documents grew by."""
+    subject.scratch.mkdir(parents=True, exist_ok=True)
+    small_count, large_count = inputs.get("corpora", CORPORA)
+    small, large = spooled_run(subject, small_count), spooled_run(subject, large_count)
+    differences = []
+    if (small.documents_out, large.documents_out) != (small_count, large_count):
+        differences.append(
+            f"every document is unique and must come out: expected {small_count} and {large_count}, "
+            f"got {small.documents_out} and {large.documents_out}"
+        )
+    differences += [
+        f"while the stage ran, spool_dir held {run.spool_bytes:,} bytes for {run.corpus_bytes:,} bytes of documents: "
+        "the spool should hold a full copy of them"
+        for run in (small, large)
+        if run.spool_bytes < run.corpus_bytes
+    ]
+    grown = None if small.peak is None or large.peak is None else large.peak - small.peak
+    more = large.corpus_bytes - small.corpus_bytes
+    if grown is None:
+        differences.append("the stage's memory could not be measured")
+    elif grown > more / GROWTH_ALLOWED:
+        differences.append(
+            f"for {more:,} more bytes of documents the stage's peak memory grew by {grown:,} bytes: it holds "
+            "the documents in memory instead of reading them back from its spool"
+        )
+    return verdict({"peak_growth_at_most": more // GROWTH_ALLOWED}, {"peak_growth": grown}, differences)

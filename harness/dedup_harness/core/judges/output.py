@@ -1,0 +1,129 @@
+"""Judges of what the stage returns: against the oracle's output, its counts, and the worked example's questions.
+
+``output`` judges checks 2, 4 and 6 (what comes out and the counts, whatever the input), ``documents``
+checks 7 and 13 (what comes out, when the question is a document's text); ``hand`` the worked
+example (every stat and every paragraph's digest as well); ``tiny_filter`` a filter that errs often
+(the candidates must still add up); ``stage`` how the stage composes with the pipeline.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from dedup_harness.core.judges.expected import Expected
+from dedup_harness.core.judges.running import fields, output_differences, records, run_stage, stats_differences
+from dedup_harness.core.judges.verdict import Inputs, Subject, Verdict, verdict
+
+
+def filter_sizes(inputs: Inputs, default: float) -> tuple[float, ...]:
+    """The B (or the several B) an input asks the stage to run at."""
+    b = inputs.get("bloom_bytes_per_item", default)
+    return tuple(b) if isinstance(b, (tuple, list)) else (b,)
+
+
+@dataclass
+class Run:
+    """One run of the stage beside what it should have given: the verdict's parts, and the stats it filled."""
+
+    differences: list[str]
+    expected: dict[str, Any]
+    got: dict[str, Any]
+    stats: dict[str, Any]
+
+
+def judged_run(subject: Subject, docs: list[Any], b: float, want_stats: dict[str, Any]) -> Run:
+    """The stage's output and the stats named in ``want_stats``, against the oracle's output and those stats."""
+    want = Expected(docs, b).output
+    out, stats = run_stage(subject.impl, docs, b)
+    got = {key: stats.get(key) for key in want_stats}
+    differences = output_differences(out, want) + stats_differences(got, want_stats)
+    expected = {"output": records(want), "stats": want_stats}
+    return Run(differences, expected, {"output": records(out), "stats": got}, stats)
+
+
+def compare(subject: Subject, inputs: Inputs, want_stats: dict[str, Any], *, default: float = 10) -> Verdict:
+    """``judged_run`` at each B the input asks for; the first B whose answer differs is the verdict."""
+    sizes = filter_sizes(inputs, default)
+    for b in sizes:
+        run = judged_run(subject, inputs["docs"], b, want_stats)
+        if run.differences:
+            where = f"at B={b:g}: " if len(sizes) > 1 else ""
+            return verdict(run.expected, run.got, [where + d for d in run.differences])
+    return Verdict(False)
+
+
+def output(subject: Subject, inputs: Inputs) -> Verdict:
+    """The output, and the counts the oracle knows, as the oracle has them."""
+    return compare(subject, inputs, Expected(inputs["docs"], 10).counts)
+
+
+def documents(subject: Subject, inputs: Inputs) -> Verdict:
+    """The documents that come out, as the oracle has them, and nothing about the counts: for the checks
+    whose question is what happens to a document's text."""
+    return compare(subject, inputs, {})
+
+
+def hand(subject: Subject, inputs: Inputs) -> Verdict:
+    """The output, every stat, and each distinct paragraph's digest: the worked example's questions."""
+    expected = Expected(inputs["docs"], filter_sizes(inputs, 10)[0])
+    result = compare(subject, inputs, expected.every_stat())
+    for paragraph in dict.fromkeys(expected.paragraphs):
+        want = hashlib.sha256(paragraph.encode("utf-8")).hexdigest()
+        got = subject.impl.paragraph_hash(paragraph).hex()
+        if got != want:
+            result.failing = True
+            result.differences.append(
+                f"paragraph_hash({paragraph!r}) should be the SHA-256 of its UTF-8 text, {want[:16]}..., "
+                f"got {got[:16]}..."
+            )
+    return result
+
+
+def tiny_filter(subject: Subject, inputs: Inputs) -> Verdict:
+    """The output as the oracle's, and candidates = the repeated paragraphs + the false positives."""
+    docs, b = inputs["docs"], filter_sizes(inputs, 0.25)[0]
+    expected = Expected(docs, b)
+    run = judged_run(subject, docs, b, expected.counts)
+    candidates, positives = run.stats.get("candidates"), run.stats.get("false_positives")
+    if type(positives) is not int or candidates != expected.repeated + positives:
+        run.expected["candidates"] = (
+            f"the {expected.repeated} repeated paragraphs + the false positives ({positives!r})"
+        )
+        run.got["candidates"] = candidates
+        run.differences.append(
+            f"candidates should be the {expected.repeated} repeated paragraphs plus the {positives!r} false "
+            f"positives, got {candidates!r}"
+        )
+    return verdict(run.expected, run.got, run.differences)
+
+
+def stage(subject: Subject, inputs: Inputs) -> Verdict:
+    """Composed after another stage with its options bound by partial: the oracle's output of what it was
+    given; an iterator; and run again on its own output, nothing more to remove."""
+    doc = importlib.import_module("corpus.doc")
+    b, docs = filter_sizes(inputs, 1)[0], inputs["docs"]
+
+    def tag(stream: Iterable[Any]) -> Iterator[Any]:
+        for d in stream:
+            yield doc.Doc(d.id, d.text, {**d.meta, "tagged": True})
+
+    bound = functools.partial(subject.impl.exact_dedup, bloom_bytes_per_item=b)
+    got = list(doc.compose(tag, bound)(iter(docs)))
+    want = Expected(list(tag(docs)), b).output
+    differences = output_differences(got, want)
+    stream = bound(iter(docs))
+    if iter(stream) is not stream:
+        differences.append(f"the stage should return an iterator; iter() of what it returned is {iter(stream)!r}")
+    getattr(stream, "close", lambda: None)()
+    once = list(bound(iter(docs)))
+    twice = list(doc.compose(bound, bound)(iter(docs)))
+    if [fields(d) for d in twice] != [fields(d) for d in once]:
+        differences.append(
+            f"run twice, it should change nothing more: expected {records(once)!r}, got {records(twice)!r}"
+        )
+    return verdict({"output": records(want)}, {"output": records(got)}, differences)
