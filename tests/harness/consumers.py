@@ -15,11 +15,11 @@ import pytest
 
 from dedup_harness.core.catalogue import load_catalogue
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.mutant_roots import mutant_root
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT, MUTANTS_DIR
 from dedup_harness.core.runner.result import SuiteResult
 from dedup_harness.verify.matrix import Matrix, Row, judge
-from dedup_harness.verify.mutant_diffs import mutant_root
 from dedup_harness.verify.spans import Span, mutant_spans
 from dedup_harness.verify.stryker import to_stryker
 from dedup_harness.verify.targets import Kind, Target

@@ -12,6 +12,7 @@ from dedup_harness.core.runner.result import SuiteResult
 from dedup_harness.grade.diagnosis import Diagnoser
 from dedup_harness.grade.feedback import Scrubber
 from dedup_harness.grade.grader import GradingOptions, from_result
+from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.scoring import equal_weights
 
@@ -73,7 +74,11 @@ def report(
     problems: list[str] | None = None,
     attempts: list[str] | None = None,
     student_output: str = "",
+    behaves_like: Mapping[str, list[str]] | None = None,
 ) -> GradeReport:
+    """A report from these outcomes. Every check failed by an assertion gets a minimal case, and every mutant
+    behaves like the submission on all of them unless ``behaves_like`` says on which each does."""
+    failed = [check for check, outcome in (outcomes or {}).items() if outcome is Outcome.FAILED]
     made = from_result(
         name,
         suite_result(outcomes or {}, cases),
@@ -81,10 +86,27 @@ def report(
         problems=problems or [],
         scrub=Scrubber({}),
         student_output=student_output,
+        minimal_cases={check: minimal(check) for check in failed},
+        matches=behaves_like if behaves_like is not None else {mutant: list(CHECKS) for mutant in KILL_SETS},
     )
     made.seconds = 1.5
     made.attempts = list(attempts or [])
     return made
+
+
+def minimal(check: str) -> MinimalCase:
+    """A made-up minimal case for ``check``: two documents, the second should have been dropped."""
+    docs = [{"id": "d1", "text": "a", "meta": {}}, {"id": "d2", "text": "a", "meta": {}}]
+    return MinimalCase(
+        input={"docs": docs, "bloom_bytes_per_item": 10},
+        expected={"output": docs[:1]},
+        got={"output": docs},
+        differences=["document 'd2': expected to be dropped, came out as 'a'"],
+        documents=2,
+        characters=2,
+        shrunk=True,
+        origin={"documents": 40, "characters": 900},
+    )
 
 
 def buggy_report(name: str = "bob/dedup.py") -> GradeReport:

@@ -6,11 +6,11 @@ import shutil
 from pathlib import Path
 
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.mutant_roots import copy_root
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import CANARY_SOURCE, IMPL_ROOT
 from dedup_harness.core.runner import run_suites
 from dedup_harness.verify.engine import VERIFY_PYTEST_ARGS
-from dedup_harness.verify.mutant_diffs import copy_root
 
 
 def test_every_check_of_the_suite_fails_on_the_canary_by_an_assertion(tmp_path: Path) -> None:

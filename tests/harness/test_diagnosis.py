@@ -1,43 +1,64 @@
-"""Diagnosis as far as the evidence goes: an exact kill set, or the one pair that explains every failed
-check; nothing for a partial fit, an ambiguous pair, or a submission no check could judge."""
+"""Diagnosis as far as the evidence goes: a kill set proposes, the behaviour on the minimal cases proves.
+
+An exact kill set, or the one pair that explains every failed check, named only where the mutant
+answered like the submission on its minimal cases; a mutant that matches everywhere though no kill
+set fits, named as behaving like it there; nothing for a partial fit, an ambiguous pair, behaviour
+that differs, or a submission no check could judge."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.diagnosis import Diagnoser
-from grade_fakes import DIAGNOSER, OPTIONS, PITFALLS, report
+from dedup_harness.grade.diagnosis import Diagnoser, Diagnosis
+from grade_fakes import DIAGNOSER, KILL_SETS, OPTIONS, PITFALLS, report
+
+
+def everywhere(mutants: Iterable[str]) -> dict[str, list[str]]:
+    """Each mutant answered like the submission on every minimal case."""
+    return {mutant: list(CHECKS) for mutant in mutants}
+
+
+EVERYWHERE = everywhere(KILL_SETS)
+
+
+def diagnose(
+    failed: set[str], matches: dict[str, list[str]] | None = None, diagnoser: Diagnoser = DIAGNOSER
+) -> list[Diagnosis]:
+    """What the diagnoser says of ``failed`` when every failed check has a minimal case."""
+    return diagnoser.diagnose(frozenset(failed), EVERYWHERE if matches is None else matches, frozenset(failed))
 
 
 def test_an_exact_match_says_fails_like() -> None:
-    found = DIAGNOSER.diagnose(frozenset({CHECKS[2]}))
+    found = diagnose({CHECKS[2]})
     assert [(d.mutant, d.exact) for d in found] == [("s04", True)]
     assert found[0].line() == "fails like s04: drops every Bloom positive without confirming it"
 
 
 def test_the_one_pair_whose_kill_sets_together_are_the_evidence_is_named_partly() -> None:
     """keep-last and split-on-the-string together: two bugs, each lesson named."""
-    found = DIAGNOSER.diagnose(frozenset({CHECKS[0], CHECKS[1], CHECKS[4]}))
+    found = diagnose({CHECKS[0], CHECKS[1], CHECKS[4]})
     assert [(d.mutant, d.exact) for d in found] == [("s01", False), ("s07", False)]
     assert found[0].line().startswith("fails partly like s01")
 
 
 def test_a_kill_set_that_explains_only_part_of_the_evidence_names_nothing() -> None:
     """s01's kill set lies inside what was lost, but something else lost check 8: no guess beside it."""
-    assert DIAGNOSER.diagnose(frozenset({CHECKS[0], CHECKS[1], CHECKS[7]})) == []
+    assert diagnose({CHECKS[0], CHECKS[1], CHECKS[7]}) == []
 
 
 def test_two_pairs_that_fit_equally_name_nothing() -> None:
     sets = {"a": frozenset({CHECKS[0]}), "b": frozenset({CHECKS[1]}), "c": frozenset({CHECKS[0], CHECKS[1]})}
-    assert [d.mutant for d in Diagnoser(sets, {}).diagnose(frozenset({CHECKS[0], CHECKS[1]}))] == ["c"]
+    assert [d.mutant for d in diagnose({CHECKS[0], CHECKS[1]}, everywhere(sets), Diagnoser(sets, {}))] == ["c"]
     sets = {"a": frozenset({CHECKS[0], CHECKS[2]}), "b": frozenset({CHECKS[1]}), "c": frozenset({CHECKS[0]}),
             "d": frozenset({CHECKS[1], CHECKS[2]})}  # fmt: skip
-    assert Diagnoser(sets, {}).diagnose(frozenset({CHECKS[0], CHECKS[1], CHECKS[2]})) == []
+    assert diagnose({CHECKS[0], CHECKS[1], CHECKS[2]}, everywhere(sets), Diagnoser(sets, {})) == []
 
 
 def test_nothing_failed_means_no_diagnosis_and_an_unrelated_failure_matches_nothing() -> None:
-    assert DIAGNOSER.diagnose(frozenset()) == []
-    assert DIAGNOSER.diagnose(frozenset({CHECKS[5]})) == []
+    assert diagnose(set()) == []
+    assert diagnose({CHECKS[5]}, {}) == []
 
 
 def test_crashes_and_hangs_are_no_evidence_of_a_pitfall() -> None:
@@ -53,3 +74,27 @@ def test_an_error_beside_failures_leaves_the_failures_as_the_evidence() -> None:
     mixed = report({CHECKS[2]: Outcome.FAILED, CHECKS[5]: Outcome.ERROR}, name="mixed/dedup.py")
     assert [d.mutant for d in mixed.diagnosis] == ["s04"] and mixed.unjudged == ""
     assert OPTIONS.diagnoser.pitfalls == PITFALLS
+
+
+def test_a_kill_set_that_fits_names_nothing_when_the_behaviour_differs() -> None:
+    """s01's kill set is the evidence, but s01 answered otherwise on the first minimal case: no pitfall."""
+    assert diagnose({CHECKS[0], CHECKS[1]}, {"s01": [CHECKS[1]]}) == []
+    assert [d.mutant for d in diagnose({CHECKS[0], CHECKS[1]}, {"s01": [CHECKS[0], CHECKS[1]]})] == ["s01"]
+
+
+def test_without_a_minimal_case_nothing_is_proved() -> None:
+    assert DIAGNOSER.diagnose(frozenset({CHECKS[2]}), EVERYWHERE, frozenset()) == []
+
+
+def test_a_pair_is_named_only_where_each_matches_on_the_checks_only_it_fails() -> None:
+    evidence = {CHECKS[0], CHECKS[1], CHECKS[4]}
+    assert diagnose(evidence, {"s01": [CHECKS[0], CHECKS[1]], "s07": [CHECKS[4]]}) != []
+    assert diagnose(evidence, {"s01": [CHECKS[0], CHECKS[1]], "s07": []}) == []
+
+
+def test_no_kill_set_fits_but_one_mutant_answers_alike_on_every_case() -> None:
+    """Check 6 is in no kill set here; s13 answered like the submission on its case, and nothing else did."""
+    found = diagnose({CHECKS[5]}, {"s13": [CHECKS[5]], "s01": []})
+    assert [(d.mutant, d.exact) for d in found] == [("s13", True)]
+    assert found[0].line() == "behaves like s13 on these inputs: leaves the spool behind when closed early"
+    assert diagnose({CHECKS[5]}, {"s13": [CHECKS[5]], "s01": [CHECKS[5]]}) == []

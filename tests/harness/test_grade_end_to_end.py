@@ -15,6 +15,7 @@ import pytest
 
 from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.kill_matrix import load_kill_sets
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.distribution.batch_identity import identify
 from dedup_harness.grade.batch import default_jobs, grade_batch
@@ -36,7 +37,17 @@ EXPECTED = {
     "stats_only_when_docs": ({4, 10}, "s11"),
     "trusts_the_filter": ({3, 4, 12, 13}, "s04"),
     "emits_emptied_documents": ({1, 2, 3, 4, 5, 12, 13}, None),  # a mistake no mutant makes: no pitfall
+    # Look-alikes: each fails exactly a mutant's kill set, but answers otherwise than the mutant on its own
+    # minimal cases, so no pitfall is named.
+    "keeps_line_breaks": ({1, 2, 3, 4, 5, 6, 7, 12, 13}, None),  # s01's checks; it keeps the first occurrence
+    "drops_inner_repeats_whole": ({2, 3, 4, 6}, None),  # s02's checks; it drops inner repeats, first copy too
+    "normalizes_before_hashing": ({13}, None),  # s14's check; NFKC, not lower-casing
+    # Two more mistakes no kill set fits.
+    "rebuilds_with_original_separators": ({2, 3, 4}, None),
+    "stats_before_exhausted": ({1, 2, 3, 4, 6}, None),
 }
+# The mutant whose kill set each look-alike fails.
+LOOK_ALIKES = {"keeps_line_breaks": "s01", "drops_inner_repeats_whole": "s02", "normalizes_before_hashing": "s14"}
 TIMING = re.compile(r'("(?:execution_time|seconds)": )[0-9.]+|( time=")[0-9.]+')
 
 
@@ -49,6 +60,18 @@ def graded() -> dict[str, GradeReport]:
     paths = [str(p) for p in sorted(SAMPLES.glob("*.py"))] + [str(REFERENCE)]
     reports = grade_batch(paths, options(), jobs=default_jobs())
     return {Path(r.submission).stem: r for r in reports}
+
+
+@pytest.mark.parametrize("sample", sorted(LOOK_ALIKES))
+def test_a_look_alike_fails_a_mutants_very_checks_and_is_named_no_pitfall(
+    graded: dict[str, GradeReport], sample: str
+) -> None:
+    """The kill set fits, the behaviour on the minimal cases does not: the report names the failed checks
+    and shows their cases, and no pitfall."""
+    report = graded[sample]
+    kill_set = load_kill_sets()[LOOK_ALIKES[sample]]
+    assert report.failed() == kill_set and report.diagnosis == []
+    assert all(c.feedback and c.feedback.minimal_case for c in report.checks if c.name in kill_set)
 
 
 def lost_numbers(report: GradeReport) -> set[int]:

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from dedup_harness.core.catalogue import load_catalogue
+from dedup_harness.core.mutant_roots import mutant_root
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import load_diagnoser
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.report import GradeReport, Status
 from dedup_harness.grade.scoring import equal_weights
-from dedup_harness.verify.mutant_diffs import mutant_root
 
 SUBMITTABLE = [m for m in load_catalogue() if m.files == ("corpus/dedup.py",)]
 

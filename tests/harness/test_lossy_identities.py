@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from dedup_harness.core.mutant_roots import copy_root
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import run_suites
 from dedup_harness.verify.engine import VERIFY_PYTEST_ARGS
-from dedup_harness.verify.mutant_diffs import copy_root
 
 CHECK = "test_paragraph_identity_is_the_exact_text"
 EXACT = "digests = [paragraph_hash(p) for p in paragraphs(doc.text)]"

@@ -13,13 +13,13 @@ from corpus.doc import Doc
 from dedup_harness.core import reference
 from dedup_harness.core.catalogue import load_mutant
 from dedup_harness.core.judges import JUDGES, Subject
+from dedup_harness.core.mutant_roots import mutant_root
 from dedup_harness.core.runner import run_suite
 from dedup_harness.grade.minimize import plugin
 from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.minimize.ddmin import Budget, ddmin
 from dedup_harness.grade.minimize.shrink import paragraph_blocks, shrink
 from dedup_harness.grade.minimize.text import case_text
-from dedup_harness.verify.mutant_diffs import mutant_root
 
 
 class TestDeltaDebugging:

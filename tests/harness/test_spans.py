@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from dedup_harness.core.catalogue import load_catalogue
+from dedup_harness.core.mutant_roots import mutant_root
 from dedup_harness.core.paths import IMPL_ROOT, MUTANTS_DIR
-from dedup_harness.verify.mutant_diffs import mutant_root
 from dedup_harness.verify.spans import Span, text_spans
 
 BEFORE = "import os\n\ndef f(run):\n    first, *repeats = run\n    return first\n"

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from dedup_harness.core.catalogue import load_catalogue
+from dedup_harness.core.mutant_roots import mutant_root
 from dedup_harness.core.paths import IMPL_ROOT, MUTANTS_DIR
-from dedup_harness.verify.mutant_diffs import mutant_root
 
 PROJECT = Path(__file__).resolve().parents[2]
 SUITE_PACKAGE = "dedup_harness._data.tests.suite"  # the README's command names it

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from dedup_harness.core.mutant_roots import copy_root
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.runner import start_fork_server
 from dedup_harness.verify.engine import verify
 from dedup_harness.verify.matrix import BreachKind
-from dedup_harness.verify.mutant_diffs import copy_root
 from dedup_harness.verify.targets import Layout
 from world import KILL_SETS, add_mutant, edit, make_world
 

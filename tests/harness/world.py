@@ -10,8 +10,9 @@ import json
 import shutil
 from pathlib import Path
 
+from dedup_harness.core.mutant_roots import copy_root
 from dedup_harness.core.paths import IMPL_ROOT, MUTANTS_DIR, TESTS_DIR
-from dedup_harness.verify.mutant_diffs import copy_root, make_diff
+from dedup_harness.verify.mutant_diffs import make_diff
 from dedup_harness.verify.targets import Layout
 
 CHECKS = ("test_split", "test_rate", "test_keys")

@@ -3,7 +3,7 @@
 Exit status: 0 when the reference and the external sort pass every check and every mutant fails the checks its catalogue
 entry names (and nothing else is breached: the canary fails every check, every diff applies, no
 mutant is broken, the committed kill matrix is current); 1 on any breach; 2 when verify itself
-cannot run (a bad catalogue, a bad --target, git missing).
+cannot run (a bad catalogue, a bad --target).
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ from dedup_harness.core.kill_matrix import kill_matrix_text
 from dedup_harness.core.runner.result import SuiteResult
 from dedup_harness.verify.engine import verify
 from dedup_harness.verify.matrix import BreachKind, Matrix, judge
-from dedup_harness.verify.mutant_diffs import ToolMissing
 from dedup_harness.verify.report import render_terminal, to_json, to_markdown
 from dedup_harness.verify.spans import Span
 from dedup_harness.verify.stryker import to_stryker
@@ -70,7 +69,7 @@ def run(args: argparse.Namespace, layout: Layout | None = None) -> int:
             outputs.appended("--markdown", args.markdown)
             outputs.file(WRITE_KILL_MATRIX, layout.kill_matrix_file if args.write_kill_matrix else None)
             matrix, spans = _run_with_progress(layout, roots, args)
-        except (CatalogueError, ToolMissing, OutputError, ValueError, OSError) as exc:
+        except (CatalogueError, OutputError, ValueError, OSError) as exc:
             return fail("verify", exc)
         if args.write_kill_matrix:
             matrix = _write(matrix, layout, outputs)

@@ -101,7 +101,8 @@ def grade(
                 write_bytecode=in_process is None,
             )
             data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
-            data = {**data, "minimal_cases": read_minimal_cases(minimal)}
+            cases, matches = read_minimal_cases(minimal)
+            data = {**data, "minimal_cases": cases, "matches": matches}
             report = from_sidecar(label, result, options, data, [p.message for p in submission.problems])
     report.seconds = round(time.monotonic() - started, 3)
     return report
@@ -136,6 +137,7 @@ def from_sidecar(
         student_output=str(data.get("student_output", "")),
         protections=data.get("protections", {}),
         minimal_cases=data.get("minimal_cases", {}),
+        matches=data.get("matches", {}),
         attempts=attempts,
     )
 
@@ -151,6 +153,7 @@ def from_result(
     student_output: str = "",
     protections: Mapping[str, Any] | None = None,
     minimal_cases: Mapping[str, MinimalCase] | None = None,
+    matches: Mapping[str, Sequence[str]] | None = None,
     attempts: Sequence[str] = (),
 ) -> GradeReport:
     """The report for a finished suite run."""
@@ -190,7 +193,7 @@ def from_result(
         attempts=[scrub(attempt) for attempt in attempts],
         warning=options.warning,
     )
-    report.diagnosis = options.diagnoser.diagnose(report.failed())
+    report.diagnosis = options.diagnoser.diagnose(report.failed(), matches or {}, frozenset(minimal_cases))
     report.unjudged = unjudged(report)
     return report
 
@@ -206,11 +209,14 @@ def unjudged(report: GradeReport) -> str:
     return f"{how} before any check could judge it" + (f"; the first error: {first}" if first else "")
 
 
-def read_minimal_cases(path: Path) -> dict[str, MinimalCase]:
-    """The minimal failing cases the shrinking plugin wrote (none when it could not run)."""
+def read_minimal_cases(path: Path) -> tuple[dict[str, MinimalCase], dict[str, list[str]]]:
+    """The minimal failing cases the shrinking plugin wrote, and on which of them each mutant behaved like the
+    submission (neither when it could not run)."""
     if not path.is_file():
-        return {}
-    return {name: MinimalCase(**case) for name, case in json.loads(path.read_text(encoding="utf-8")).items()}
+        return {}, {}
+    written = json.loads(path.read_text(encoding="utf-8"))
+    cases = {name: MinimalCase(**case) for name, case in written["cases"].items()}
+    return cases, {mutant: list(checks) for mutant, checks in written["matches"].items()}
 
 
 def harness_error(result: SuiteResult) -> str:

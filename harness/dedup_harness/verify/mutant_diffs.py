@@ -1,8 +1,4 @@
-"""Mutant roots: a scratch copy of the reference with one diff applied, and the tools that keep diffs fresh.
-
-Diffs are applied with ``git apply``: strict by default (no fuzz: a hunk whose context moved or
-changed is refused, never bent into a different meaning), atomic (nothing is written unless every
-hunk applies), and it skips the ``#`` header lines that name a mutant's pitfall.
+"""The tools that keep the mutants' diffs fresh (mutant roots themselves: ``core/mutant_roots.py``).
 
 Maintainers re-base a mutant after the reference changed with (``python -m dedup_harness.verify.mutant_diffs``)::
 
@@ -16,62 +12,15 @@ from __future__ import annotations
 
 import argparse
 import difflib
-import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from dedup_harness.core import scratch_dirs
 from dedup_harness.core.catalogue import CatalogueError, Mutant, load_catalogue, load_mutant
+from dedup_harness.core.mutant_roots import DiffDoesNotApply, copy_root, mutant_root
 from dedup_harness.core.paths import IMPL_ROOT, MUTANTS_DIR
-
-
-class DiffDoesNotApply(RuntimeError):
-    """A mutant's diff no longer applies to the reference. The message names the mutant."""
-
-    def __init__(self, mutant_id: str, reason: str) -> None:
-        super().__init__(f"mutant {mutant_id}: its diff no longer applies to the reference: {reason}")
-        self.mutant_id = mutant_id
-        self.reason = reason
-
-
-class ToolMissing(RuntimeError):
-    """git, which applies the diffs, is not installed."""
-
-
-def copy_root(source: Path, dest: Path) -> Path:
-    """A scratch copy of an implementation root, without bytecode caches."""
-    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    return dest
-
-
-def apply_diff(mutant_id: str, diff: Path, root: Path) -> None:
-    """Apply ``diff`` (paths ``a/corpus/...``) inside ``root``, all hunks or none."""
-    git = shutil.which("git")
-    if git is None:
-        raise ToolMissing("applying mutant diffs needs git (`git apply`); install git")
-    # Outside any repository, so that git applies to plain files and never to a repository around root.
-    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env["GIT_CEILING_DIRECTORIES"] = str(root.resolve().parent)
-    result = subprocess.run(
-        [git, "apply", "-p1", "--whitespace=nowarn", str(diff.resolve())],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if result.returncode != 0:
-        raise DiffDoesNotApply(mutant_id, " ".join(result.stderr.split()) or f"git apply exited {result.returncode}")
-
-
-def mutant_root(mutant: Mutant, dest: Path, reference: Path = IMPL_ROOT) -> Path:
-    """``dest`` becomes a copy of the reference with the mutant's diff applied."""
-    copy_root(reference, dest)
-    apply_diff(mutant.id, mutant.diff, dest)
-    return dest
 
 
 def header(mutant: Mutant) -> str:
@@ -164,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return int(args.func(args))
-    except (CatalogueError, ValueError, ToolMissing, OSError) as exc:
+    except (CatalogueError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from dedup_harness.core.catalogue import Mutant, load_catalogue
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.kill_matrix import kill_matrix_path
+from dedup_harness.core.mutant_roots import DiffDoesNotApply, copy_root, mutant_root
 from dedup_harness.core.paths import CANARY_SOURCE, IMPL_EXTERNAL_ROOT, IMPL_ROOT, MUTANTS_DIR, SUITE_DIR
-from dedup_harness.verify.mutant_diffs import DiffDoesNotApply, copy_root, mutant_root
 
 
 class Kind(StrEnum):

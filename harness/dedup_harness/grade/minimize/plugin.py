@@ -2,8 +2,9 @@
 
 Loaded with the arguments ``plugin_args`` spells. While the suite runs, it keeps the input each check
 recorded (``core.case_log``) when the check fails by an assertion; when the session ends, before the
-grader's worker is shut down, it shrinks every such input within a time budget and writes the
-minimal cases to FILE as JSON (``{check: MinimalCase}``). The implementation under test is the
+grader's worker is shut down, it shrinks every such input within a time budget, asks which mutants
+behave like the submission on the minimal inputs (``behaviour.py``), and writes both to FILE as JSON
+(``{"cases": {check: MinimalCase}, "matches": {mutant: [check, ...]}}``). The implementation under test is the
 suite's own (the stash's proxy in the grader, the module in-process), and each smaller input is
 judged by the very judge the check's test called (``core/judges``), which takes what it expects from
 trusted sources only.
@@ -28,6 +29,7 @@ from dedup_harness.core.impl_under_test import IMPL_KEY
 from dedup_harness.core.judges import JUDGES, Subject
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.outcome_recorder import classify
+from dedup_harness.grade.minimize.behaviour import FailedCase, matched_checks
 from dedup_harness.grade.minimize.case import MinimalCase, minimal_case, size
 from dedup_harness.grade.minimize.ddmin import Budget
 from dedup_harness.grade.minimize.shrink import shrink
@@ -69,11 +71,19 @@ class Minimizer:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         impl = session.config.stash.get(IMPL_KEY, None)
-        cases = minimize_all(impl, self.failing, scratch_in=session.config.option.basetemp) if impl else {}
+        scratch_in = session.config.option.basetemp
+        cases = minimize_all(impl, self.failing, scratch_in=scratch_in) if impl else {}
         for name in self.failing:
             if name in BY_NAME and not BY_NAME[name].shrinks and self.failing[name]:
                 cases[name] = as_recorded(self.failing[name][0], self.messages[name])
-        self.output.write_text(json.dumps({k: c.as_dict() for k, c in cases.items()}, ensure_ascii=False), "utf-8")
+        evidence = [
+            FailedCase(name, case.raw_input if BY_NAME[name].shrinks else None, case.got)
+            for name, case in cases.items()
+        ]
+        with _labelled(impl, SHRINKING):
+            matches = matched_checks(evidence, Path(tempfile.mkdtemp(prefix="behaviour-", dir=scratch_in)))
+        written = {"cases": {k: c.as_dict() for k, c in cases.items()}, "matches": matches}
+        self.output.write_text(json.dumps(written, ensure_ascii=False), "utf-8")
 
 
 def minimize_all(

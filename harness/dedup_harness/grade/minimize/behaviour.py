@@ -1,0 +1,88 @@
+"""Which mutants behave like the submission on its own minimal failing inputs: the evidence a pitfall needs.
+
+A kill set says two programs fail the same checks, not that they share a bug: a paragraph split that
+keeps its line breaks loses exactly the checks s01 (keep the last occurrence) loses. So after the
+failing cases are shrunk, each mutant runs on the very inputs the submission failed, judged by the
+same judges, and the grader names a pitfall only where the mutant answers exactly as the submission
+did (its output and stats, as each check reads them) and otherwise than the reference.
+
+Mutants are the course's own code: they run here, in the trusted suite process, each from a root
+built in scratch (``core/mutant_roots.py``) and imported under its own ``corpus`` package
+(``core.reference.stage_of``). A check that measures rather than compares (the memory check) has no
+smaller input; there the mutant's kill set says whether it fails that very input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dedup_harness.core import reference
+from dedup_harness.core.catalogue import Mutant, load_catalogue
+from dedup_harness.core.checks import BY_NAME
+from dedup_harness.core.judges import JUDGES, Subject
+from dedup_harness.core.kill_matrix import load_kill_sets
+from dedup_harness.core.mutant_roots import DiffDoesNotApply, mutant_root
+
+Observation = tuple[str, Any]  # ("fails", what came back), ("passes", ...), or ("raises", the error's type)
+
+
+@dataclass(frozen=True)
+class FailedCase:
+    """A check the submission failed by an assertion, the smallest input found, and what it answered there."""
+
+    check: str
+    inputs: dict[str, Any] | None  # None: the check's input cannot be made smaller (it measures)
+    got: Any
+
+
+def observe(subject: Subject, check: str, inputs: dict[str, Any]) -> Observation:
+    """What an implementation answers on ``inputs``, as ``check``'s judge reads it."""
+    try:
+        verdict = JUDGES[BY_NAME[check].judged_as](subject, inputs)
+    except Exception as error:  # a mutant that crashes there does not behave like a submission that answered
+        return "raises", type(error).__name__
+    return ("fails" if verdict.failing else "passes"), verdict.got
+
+
+def matched_checks(cases: Sequence[FailedCase], scratch: Path) -> dict[str, list[str]]:
+    """For each mutant, the checks on whose minimal input it answers as the submission did and the reference
+    did not. A mutant that matches every case behaves like the submission on these inputs."""
+    if not cases:
+        return {}
+    scratch.mkdir(parents=True, exist_ok=True)
+    trusted = Subject(reference.reference_stage(), scratch)
+    shrunk = [case for case in cases if case.inputs is not None]
+    references = {case.check: observe(trusted, case.check, case.inputs) for case in shrunk if case.inputs is not None}
+    kill_sets = load_kill_sets()
+    return {
+        mutant.id: _matches(mutant, cases, references, kill_sets.get(mutant.id, frozenset()), scratch)
+        for mutant in load_catalogue()
+    }
+
+
+def _matches(
+    mutant: Mutant,
+    cases: Sequence[FailedCase],
+    references: Mapping[str, Observation],
+    kill_set: frozenset[str],
+    scratch: Path,
+) -> list[str]:
+    """The checks ``mutant`` matches the submission on (measuring checks: by its kill set alone)."""
+    try:
+        stage = reference.stage_of(mutant_root(mutant, scratch / "mutants" / mutant.id))
+    except DiffDoesNotApply:
+        return []  # verify reports a stale diff; here the mutant simply proves nothing
+    subject = Subject(stage, scratch)
+    matched = []
+    for case in cases:
+        if case.inputs is None:
+            if case.check in kill_set:
+                matched.append(case.check)
+            continue
+        theirs = observe(subject, case.check, case.inputs)
+        if theirs == ("fails", case.got) and theirs != references[case.check]:
+            matched.append(case.check)
+    return matched
