@@ -180,7 +180,7 @@ def write_outputs(
     if args.json:
         outputs.put("--json", json_report.render(reports, summary))
     if args.csv:
-        outputs.put("--csv", csv_report.render(rows, batch.line()))
+        outputs.put("--csv", csv_report.render(rows, batch.cells()))
     if args.junit:
         outputs.put("--junit", junit.render(reports))
     if args.html:
