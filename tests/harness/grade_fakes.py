@@ -10,7 +10,6 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.runner.result import SuiteResult
 from dedup_harness.grade.diagnosis import Diagnoser
-from dedup_harness.grade.feedback import Scrubber
 from dedup_harness.grade.grader import GradingOptions, from_result
 from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.scoring import equal_weights
@@ -79,7 +78,6 @@ def report(
         suite_result(outcomes or {}, cases),
         options,
         problems=problems or [],
-        scrub=Scrubber({}),
         student_output=student_output,
     )
     made.seconds = 1.5
