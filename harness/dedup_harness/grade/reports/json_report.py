@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from dedup_harness.core.provenance import here
+from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.report import GradeReport, batch_warning
 from dedup_harness.grade.reports import harmless
 from dedup_harness.grade.scoring import points_number
@@ -47,6 +48,9 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
                 "minimal_case": check.feedback.minimal_case.as_dict()
                 if check.feedback and check.feedback.minimal_case
                 else None,
+                "look_alike": look_alike.case_notes(check.feedback.minimal_case)
+                if check.feedback and check.feedback.minimal_case
+                else [],
             }
             for check in report.checks
         ],
