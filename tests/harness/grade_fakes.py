@@ -11,6 +11,7 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.runner.result import SuiteResult
 from dedup_harness.grade.diagnosis import Diagnoser
 from dedup_harness.grade.grader import GradingOptions, from_result
+from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.scoring import equal_weights
 
@@ -72,6 +73,8 @@ def report(
     problems: list[str] | None = None,
     attempts: list[str] | None = None,
     student_output: str = "",
+    minimal_cases: Mapping[str, MinimalCase] | None = None,
+    protections: Mapping[str, Any] | None = None,
 ) -> GradeReport:
     made = from_result(
         name,
@@ -79,6 +82,8 @@ def report(
         options,
         problems=problems or [],
         student_output=student_output,
+        minimal_cases=minimal_cases,
+        protections=protections,
     )
     made.seconds = 1.5
     made.attempts = list(attempts or [])
@@ -98,4 +103,46 @@ def buggy_report(name: str = "bob/dedup.py") -> GradeReport:
         },
         name=name,
         student_output="debug: hello\n",
+    )
+
+
+PROTECTIONS = {
+    "tier": "bubblewrap",
+    "in_force": ["bubblewrap: new network, pid, ipc and uts namespaces", "user: uid 1234 (unprivileged)"],
+    "missing": [],
+    "notes": [],
+    "process_namespace": True,
+    "harness_files_hidden": True,
+}
+
+
+def keeps_last_case(text: str = "a", *, stats: bool = True) -> MinimalCase:
+    """The minimal case of a stage that keeps the last copy of a paragraph, as the shrinking plugin writes it."""
+    docs = [{"id": "d1", "text": text, "meta": {}}, {"id": "d2", "text": text, "meta": {}}]
+    counts = {"docs_in": 2, "paragraphs": 2, "duplicate_paragraphs": 1, "docs_dropped": 1, "docs_out": 1}
+    return MinimalCase(
+        input={"docs": docs, "bloom_bytes_per_item": 10},
+        expected={"output": docs[:1], **({"stats": counts} if stats else {})},
+        got={"output": docs[1:], **({"stats": counts} if stats else {})},
+        differences=[
+            f"document 'd1': expected {text!r}, missing from the output",
+            "document 'd2': expected to be dropped",
+        ],
+        documents=2,
+        characters=2 * len(text),
+        shrunk=True,
+        tries=15,
+        origin={"documents": 3, "characters": 64},
+    )
+
+
+def keeps_last_report(name: str = "kim/dedup.py") -> GradeReport:
+    """Loses checks 1, 2 and 4 by assertion, each shrunk to the same case: one case shown, two named."""
+    lost = (CHECKS[0], CHECKS[1], CHECKS[3])
+    return report(
+        dict.fromkeys(lost, Outcome.FAILED),
+        {check: [case(check, Outcome.FAILED, f"AssertionError: {check} saw the last copy kept")] for check in lost},
+        name=name,
+        minimal_cases=dict.fromkeys(lost, keeps_last_case()),
+        protections=PROTECTIONS,
     )
