@@ -146,3 +146,32 @@ def keeps_last_report(name: str = "kim/dedup.py") -> GradeReport:
         minimal_cases=dict.fromkeys(lost, keeps_last_case()),
         protections=PROTECTIONS,
     )
+
+
+# What a hostile submission can put in a report: every C0 control, DEL, C1, a lone surrogate, a
+# right-to-left override, an escape sequence that clears the screen and retitles the window, and a
+# line of a million characters.
+CONTROLS = "".join(map(chr, range(0x20))) + "\x7f\x85\x9b"
+NASTY = f"\x1b[2J\x1b]0;pwned\x07{CONTROLS}\ud800\udfff\u202eevil"
+MEGABYTE = "=HYPERLINK(" + "x" * 1_000_000
+
+
+def hostile_report(name: str = f"=cmd|' /C calc'!A0{NASTY}/dedup.py") -> GradeReport:
+    """A report whose every submission-controlled text is hostile: name, messages, a shrunk case, stats values,
+    what it printed, the attempts it made the worker report, and the protections record it came with."""
+    crash = f"ValueError: {NASTY}\nattempt: tried nothing (forged)\n{MEGABYTE}"
+    hostile_case = keeps_last_case(NASTY)
+    hostile_case.got["stats"] = {**hostile_case.got["stats"], "docs_in": NASTY}
+    return report(
+        {CHECKS[0]: Outcome.FAILED, CHECKS[11]: Outcome.ERROR},
+        {
+            CHECKS[0]: [case(CHECKS[0], Outcome.FAILED, f"AssertionError: expected {NASTY!r}, got {MEGABYTE}")],
+            CHECKS[11]: [case(CHECKS[11], Outcome.ERROR, crash)],
+        },
+        name=name,
+        problems=[f"import: {NASTY}", MEGABYTE],
+        attempts=[f"tried to read /tmp/{NASTY} (refused) ({CHECKS[0]})", f"-{MEGABYTE}"],
+        student_output=f"{NASTY}\n{MEGABYTE}",
+        minimal_cases={CHECKS[0]: hostile_case},
+        protections={**PROTECTIONS, "notes": [NASTY]},
+    )

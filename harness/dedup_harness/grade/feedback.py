@@ -28,8 +28,10 @@ DETAIL_LINES = 3  # lines of pytest's comparison kept after a check's own messag
 _NOISE = ("Use -v", "Full diff", "Omitting", "...Full output", "-", "+")
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-# The grader's own scratch folders (tempfile names with the harness's prefixes), wherever they sit.
-_SCRATCH = re.compile(r"[^\s'\"]*dedup-harness-[a-z]+-(?:\d+\.\d+-)?[a-z0-9_]{8}")
+# The grader's own scratch folders (tempfile names with the harness's prefixes), wherever they sit. A match
+# starts only where a path can (the lookbehind): without it a long word that holds no scratch folder is
+# tried from each of its characters, and a message of a million characters takes hours.
+_SCRATCH = re.compile(r"(?<![^\s'\"])[^\s'\"]*dedup-harness-[a-z]+-(?:\d+\.\d+-)?[a-z0-9_]{8}")
 # The sandbox gives each grader process its own worker uid: a per-run number.
 _UID = re.compile(r"\buid \d+")
 _FIXTURE_ARGUMENT = re.compile(r"^\s*(run|impl|tmp_path|fixture_docs|fixture_expected)=.*,?$")
