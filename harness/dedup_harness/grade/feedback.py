@@ -79,7 +79,7 @@ def check_feedback(
     problems = [f"{_case_label(case)}{_plain(case)}" for case in bad[:shown]]
     if len(bad) > shown:
         problems.append(f"... and {len(bad) - shown} more failing cases of this check.")
-    problems += [scrub(event) for event in events]
+    problems += [_one_line(scrub(event)) for event in events]
     if not problems:
         problems = [_no_cases(outcome)]
     example = next((case["falsifying"] for case in bad if case.get("falsifying")), "")
@@ -109,9 +109,15 @@ def _plain(case: Mapping[str, Any]) -> str:
     elif not message:
         return "it crashed without a message."
     else:
-        words = _truncate(f"{CRASHED}{message}", MESSAGE_LIMIT)
+        words = _truncate(f"{CRASHED}{_one_line(message)}", MESSAGE_LIMIT)
     alike = look_alike.message_notes(message)
     return f"{words} ({'; '.join(alike)})" if alike else words
+
+
+def _one_line(text: str) -> str:
+    """A problem is one line: line breaks in what the submission raised are written out, so no line of its
+    message can pass for a line of the report ("attempt: ..." forged under a crash)."""
+    return text.replace("\r\n", "\\n").replace("\n", "\\n")
 
 
 def _assertion_words(text: str) -> str:

@@ -73,7 +73,9 @@ class Minimizer:
         for name in self.failing:
             if name in BY_NAME and not BY_NAME[name].judged_as and self.failing[name]:
                 cases[name] = as_recorded(self.failing[name][0], self.messages[name])
-        self.output.write_text(json.dumps({k: c.as_dict() for k, c in cases.items()}, ensure_ascii=False), "utf-8")
+        # ASCII with escapes: a lone surrogate in a document or a stats value the submission returned cannot
+        # stop the file being written (half a file made the whole grade a harness error).
+        self.output.write_text(json.dumps({k: c.as_dict() for k, c in cases.items()}), "utf-8")
 
 
 def minimize_all(

@@ -61,11 +61,12 @@ def overview(report: GradeReport) -> str:
         )
     lines = [*first, f"Score: {points_text(report.score)} / {points_text(report.max_score)}."]
     if report.problems:
-        lines += ["", "Problems found before the checks ran:", *(f"- {p}" for p in report.problems)]
+        lines += ["", "Problems found before the checks ran:", *(f"- {harmless.line(p)}" for p in report.problems)]
     if report.unjudged:
-        lines += ["", f"{report.unjudged[:1].upper()}{report.unjudged[1:].rstrip('.')}."]
+        lines += ["", f"{harmless.line(report.unjudged[:1].upper() + report.unjudged[1:].rstrip('.'))}."]
     if report.attempts:
-        lines += ["", "What your code tried that the grader does not allow:", *(f"- {a}" for a in report.attempts)]
+        tried = [f"- {harmless.line(a)}" for a in report.attempts]  # one line each: none passes for another
+        lines += ["", "What your code tried that the grader does not allow:", *tried]
     if report.diagnosis:
         heading = (
             "What the failures look like:"

@@ -52,9 +52,9 @@ def print_report(console: Console, report: GradeReport, *, show_student_output: 
     if report.status is Status.HARNESS_ERROR:
         say(console, f"HARNESS ERROR (not the submission's fault): {report.harness_error}", "bold red")
     for problem in report.problems:
-        say(console, f"problem: {problem}", "red")
+        say(console, f"problem: {harmless.line(problem)}", "red")  # one line each: none passes for another
     if report.unjudged:
-        say(console, report.unjudged, "magenta")
+        say(console, harmless.line(report.unjudged), "magenta")
     for diagnosis in report.diagnosis:
         say(console, diagnosis.line(), "yellow")
     console.print(_check_table(report))
