@@ -158,3 +158,26 @@ def test_a_malformed_shard_is_one_clear_line(
     assert merge(*shards) == 2
     line = one_line(capsys)
     assert "shard1.csv" in line and says in line
+
+
+def test_a_row_whose_batch_columns_were_edited_is_refused_naming_its_line(grade: Grade, capsys: Any) -> None:
+    shards = grade(NAMES, 2)
+    holder = next(p for p in shards if ",sub3," in "," + p.read_text(encoding="utf-8").replace("\n", ","))
+    edit_row(holder, "sub3", batch_weights=" ".join(["3"] + ["1"] * (len(CHECKS) - 1)))
+    capsys.readouterr()
+    assert merge(*shards) == 2
+    line = one_line(capsys)
+    assert f"{holder.name}, line " in line and "rows of two batches in one file" in line
+
+
+def test_weights_edited_in_every_row_of_every_shard_are_refused_by_the_batch_digest(grade: Grade, capsys: Any) -> None:
+    """Raise a check's weight everywhere and every score to match: the digest of the batch still names the old ones."""
+    shards = grade(NAMES, 2)
+    heavier = " ".join(["3"] + ["1"] * (len(CHECKS) - 1))
+    for shard in shards:
+        for row in csv.DictReader(shard.open(encoding="utf-8")):
+            score = int(row["score"]) + (2 if row[CHECKS[0]] == Outcome.PASSED else 0)
+            edit_row(shard, row["submission"], batch_weights=heavier, score=str(score), max_score=str(len(CHECKS) + 2))
+    capsys.readouterr()
+    assert merge(*shards) == 2
+    assert "not the same ones" in one_line(capsys)
