@@ -10,7 +10,6 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.runner.result import SuiteResult
 from dedup_harness.grade.diagnosis import Diagnoser
-from dedup_harness.grade.feedback import Scrubber
 from dedup_harness.grade.grader import GradingOptions, from_result
 from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.report import GradeReport
@@ -75,19 +74,22 @@ def report(
     attempts: list[str] | None = None,
     student_output: str = "",
     behaves_like: Mapping[str, list[str]] | None = None,
+    minimal_cases: Mapping[str, MinimalCase] | None = None,
+    protections: Mapping[str, Any] | None = None,
 ) -> GradeReport:
-    """A report from these outcomes. Every check failed by an assertion gets a minimal case, and every mutant
-    behaves like the submission on all of them unless ``behaves_like`` says on which each does."""
+    """A report from these outcomes. Every check failed by an assertion gets a minimal case (made up unless
+    ``minimal_cases`` gives them), and every mutant behaves like the submission on all of them unless
+    ``behaves_like`` says on which each does."""
     failed = [check for check, outcome in (outcomes or {}).items() if outcome is Outcome.FAILED]
     made = from_result(
         name,
         suite_result(outcomes or {}, cases),
         options,
         problems=problems or [],
-        scrub=Scrubber({}),
         student_output=student_output,
-        minimal_cases={check: minimal(check) for check in failed},
+        minimal_cases=minimal_cases if minimal_cases is not None else {check: minimal(check) for check in failed},
         matches=behaves_like if behaves_like is not None else {mutant: list(CHECKS) for mutant in KILL_SETS},
+        protections=protections,
     )
     made.seconds = 1.5
     made.attempts = list(attempts or [])
@@ -122,4 +124,75 @@ def buggy_report(name: str = "bob/dedup.py") -> GradeReport:
         },
         name=name,
         student_output="debug: hello\n",
+    )
+
+
+PROTECTIONS = {
+    "tier": "bubblewrap",
+    "in_force": ["bubblewrap: new network, pid, ipc and uts namespaces", "user: uid 1234 (unprivileged)"],
+    "missing": [],
+    "notes": [],
+    "process_namespace": True,
+    "harness_files_hidden": True,
+}
+
+
+def keeps_last_case(text: str = "a", *, stats: bool = True) -> MinimalCase:
+    """The minimal case of a stage that keeps the last copy of a paragraph, as the shrinking plugin writes it."""
+    docs = [{"id": "d1", "text": text, "meta": {}}, {"id": "d2", "text": text, "meta": {}}]
+    counts = {"docs_in": 2, "paragraphs": 2, "duplicate_paragraphs": 1, "docs_dropped": 1, "docs_out": 1}
+    return MinimalCase(
+        input={"docs": docs, "bloom_bytes_per_item": 10},
+        expected={"output": docs[:1], **({"stats": counts} if stats else {})},
+        got={"output": docs[1:], **({"stats": counts} if stats else {})},
+        differences=[
+            f"document 'd1': expected {text!r}, missing from the output",
+            "document 'd2': expected to be dropped",
+        ],
+        documents=2,
+        characters=2 * len(text),
+        shrunk=True,
+        tries=15,
+        origin={"documents": 3, "characters": 64},
+    )
+
+
+def keeps_last_report(name: str = "kim/dedup.py") -> GradeReport:
+    """Loses checks 1, 2 and 4 by assertion, each shrunk to the same case: one case shown, two named."""
+    lost = (CHECKS[0], CHECKS[1], CHECKS[3])
+    return report(
+        dict.fromkeys(lost, Outcome.FAILED),
+        {check: [case(check, Outcome.FAILED, f"AssertionError: {check} saw the last copy kept")] for check in lost},
+        name=name,
+        minimal_cases=dict.fromkeys(lost, keeps_last_case()),
+        protections=PROTECTIONS,
+    )
+
+
+# What a hostile submission can put in a report: every C0 control, DEL, C1, a lone surrogate, a
+# right-to-left override, an escape sequence that clears the screen and retitles the window, and a
+# line of a million characters.
+CONTROLS = "".join(map(chr, range(0x20))) + "\x7f\x85\x9b"
+NASTY = f"\x1b[2J\x1b]0;pwned\x07{CONTROLS}\ud800\udfff\u202eevil"
+MEGABYTE = "=HYPERLINK(" + "x" * 1_000_000
+
+
+def hostile_report(name: str = f"=cmd|' /C calc'!A0{NASTY}/dedup.py") -> GradeReport:
+    """A report whose every submission-controlled text is hostile: name, messages, a shrunk case, stats values,
+    what it printed, the attempts it made the worker report, and the protections record it came with."""
+    crash = f"ValueError: {NASTY}\nattempt: tried nothing (forged)\n{MEGABYTE}"
+    hostile_case = keeps_last_case(NASTY)
+    hostile_case.got["stats"] = {**hostile_case.got["stats"], "docs_in": NASTY}
+    return report(
+        {CHECKS[0]: Outcome.FAILED, CHECKS[11]: Outcome.ERROR},
+        {
+            CHECKS[0]: [case(CHECKS[0], Outcome.FAILED, f"AssertionError: expected {NASTY!r}, got {MEGABYTE}")],
+            CHECKS[11]: [case(CHECKS[11], Outcome.ERROR, crash)],
+        },
+        name=name,
+        problems=[f"import: {NASTY}", MEGABYTE],
+        attempts=[f"tried to read /tmp/{NASTY} (refused) ({CHECKS[0]})", f"-{MEGABYTE}"],
+        student_output=f"{NASTY}\n{MEGABYTE}",
+        minimal_cases={CHECKS[0]: hostile_case},
+        protections={**PROTECTIONS, "notes": [NASTY]},
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -61,7 +63,7 @@ def write_shards(tmp_path: Path, count: int) -> list[Path]:
             for n in shard.select(NAMES)
         ]
         path = tmp_path / f"shard{shard.index}.csv"
-        path.write_text(csv_report.render(rows, identify(NAMES, OPTIONS.weights).line()), encoding="utf-8")
+        path.write_text(csv_report.render(rows, identify(NAMES, OPTIONS.weights).cells()), encoding="utf-8")
         paths.append(path)
     return paths
 
@@ -71,7 +73,7 @@ def test_merge_joins_shards_into_the_csv_one_run_would_have_written(tmp_path: Pa
     assert [r["submission"] for r in rows] == NAMES
     out, summary = tmp_path / "all.csv", tmp_path / "summary.json"
     assert main(["merge", *map(str, write_shards(tmp_path, 3)), "--csv", str(out), "--json", str(summary)]) == 0
-    assert out.read_text(encoding="utf-8") == csv_report.render(rows, batch.line())
+    assert out.read_text(encoding="utf-8") == csv_report.render(rows, batch.cells())
     assert json.loads(summary.read_text(encoding="utf-8"))["full_marks"] == 9
 
 
@@ -90,14 +92,14 @@ def test_merge_refuses_a_missing_shard_a_repeated_one_and_mixed_splits(tmp_path:
 
 def test_merge_accepts_an_empty_shard_when_every_shard_file_is_given(tmp_path: Path) -> None:
     rows, batch = [csv_report.row(report(name="only"), "1/2")], identify(["only"], OPTIONS.weights)
-    (tmp_path / "a.csv").write_text(csv_report.render(rows, batch.line()), encoding="utf-8")
-    (tmp_path / "b.csv").write_text(csv_report.render([], batch.line()), encoding="utf-8")
+    (tmp_path / "a.csv").write_text(csv_report.render(rows, batch.cells()), encoding="utf-8")
+    (tmp_path / "b.csv").write_text(csv_report.render([], batch.cells()), encoding="utf-8")
     merged, _, _ = merge_rows([tmp_path / "a.csv", tmp_path / "b.csv"])
     assert [r["submission"] for r in merged] == ["only"]
 
 
 def test_merge_refuses_a_file_that_is_not_a_grade_csv(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "x.csv").write_text(identify(NAMES, OPTIONS.weights).line() + "a,b\n1,2\n", encoding="utf-8")
+    (tmp_path / "x.csv").write_text("a,b\n1,2\n", encoding="utf-8")
     assert main(["merge", str(tmp_path / "x.csv")]) == 2
     assert "not a grade CSV" in capsys.readouterr().err
 
@@ -119,9 +121,11 @@ def test_merge_refuses_a_shard_graded_by_a_different_set_of_checks(
 ) -> None:
     """A shard an older harness graded (one check fewer) cannot be joined: its scores mean something else."""
     one, two = write_shards(tmp_path, 2)
-    batch_line, *lines = two.read_text(encoding="utf-8").splitlines()
-    older = [batch_line] + [",".join(line.split(",")[:-1]) for line in lines]  # the last check's column gone
-    two.write_text("\n".join(older) + "\n", encoding="utf-8")
+    rows = list(csv.reader(io.StringIO(two.read_text(encoding="utf-8"))))
+    gone = rows[0].index(CHECKS[-1])
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerows([row[:gone] + row[gone + 1 :] for row in rows])
+    two.write_text(out.getvalue(), encoding="utf-8")
     assert main(["merge", str(one), str(two)]) == 2
     message = capsys.readouterr().err.strip()
     assert message.count("\n") == 0, "one clear line"

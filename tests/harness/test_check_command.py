@@ -33,6 +33,7 @@ def test_a_buggy_one_under_corpus_is_found_diagnosed_and_shown_its_smallest_case
     out = capsys.readouterr().out
     assert "fails like s01: keeps the last occurrence" in out
     assert "Smallest failing case found (2 documents, 2 characters" in out
+    assert out.count("Smallest failing case: the same as check 1's, above.") >= 3, "one case, printed once"
 
 
 def test_a_syntax_error_is_one_plain_line_and_no_check_passes(

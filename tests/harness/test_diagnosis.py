@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.diagnosis import Diagnoser, Diagnosis
-from grade_fakes import DIAGNOSER, KILL_SETS, OPTIONS, PITFALLS, report
+from grade_fakes import DIAGNOSER, KILL_SETS, OPTIONS, PITFALLS, case, report
 
 
 def everywhere(mutants: Iterable[str]) -> dict[str, list[str]]:
@@ -66,8 +66,18 @@ def test_crashes_and_hangs_are_no_evidence_of_a_pitfall() -> None:
     crashed = report(dict.fromkeys(CHECKS, Outcome.ERROR), name="crash/dedup.py")
     assert crashed.diagnosis == []
     assert crashed.unjudged.startswith("crashed before any check could judge it")
-    hung = report(dict.fromkeys(CHECKS[:3], Outcome.TIMEOUT), name="hang/dedup.py")
+    hung = report(dict.fromkeys(CHECKS, Outcome.TIMEOUT), name="hang/dedup.py")
     assert hung.diagnosis == [] and hung.unjudged.startswith("hung before any check could judge it")
+
+
+def test_a_headline_says_what_passed_when_some_checks_did() -> None:
+    """Never "crashed before any check could judge it" over a table of passes: the counts, and the first error."""
+    message = "ValueError: no spool here (at dedup.py line 7)"
+    lost_one = report({CHECKS[11]: Outcome.ERROR}, {CHECKS[11]: [case(CHECKS[11], Outcome.ERROR, message)]})
+    assert lost_one.unjudged == f"{len(CHECKS) - 1} checks passed; 1 crashed with {message}"
+    hung = report(dict.fromkeys(CHECKS[:3], Outcome.TIMEOUT))
+    first = "it ran past its time limit (a hang, or far too slow)."
+    assert hung.unjudged == f"{len(CHECKS) - 3} checks passed; 3 hung; the first error: {first}"
 
 
 def test_an_error_beside_failures_leaves_the_failures_as_the_evidence() -> None:

@@ -3,22 +3,19 @@
 from __future__ import annotations
 
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.feedback import CASES_SHOWN, Scrubber, check_feedback
+from dedup_harness.grade.feedback import CASES_SHOWN, check_feedback, scrub
 from grade_fakes import FALSIFYING, ORACLE_MESSAGE, case
 
 NAME = "test_random_corpora_match_the_set_oracle"
-SCRUB = Scrubber({"/tmp/scratch-1": "<scratch>"})
 
 
 def test_a_passed_check_has_no_feedback() -> None:
-    assert check_feedback(NAME, Outcome.PASSED, [case(NAME, Outcome.PASSED)], scrub=SCRUB) is None
+    assert check_feedback(NAME, Outcome.PASSED, [case(NAME, Outcome.PASSED)]) is None
 
 
 def test_the_checks_own_message_is_kept_and_pytests_comparison_dropped() -> None:
     """The check says what was expected and what came back; pytest's rendering of the values adds nothing."""
-    feedback = check_feedback(
-        NAME, Outcome.FAILED, [case(NAME, Outcome.FAILED, ORACLE_MESSAGE, label="0.1")], scrub=SCRUB
-    )
+    feedback = check_feedback(NAME, Outcome.FAILED, [case(NAME, Outcome.FAILED, ORACLE_MESSAGE, label="0.1")])
     assert feedback is not None
     assert feedback.problems == (
         "[0.1] the output differs from the set oracle's: document 'd0' is missing from the output",
@@ -28,15 +25,13 @@ def test_the_checks_own_message_is_kept_and_pytests_comparison_dropped() -> None
 
 def test_a_bare_assertion_says_what_was_expected() -> None:
     message = "AssertionError: assert 0.5 == 0.021 ± 6.3e-04\n  \n  comparison failed"
-    feedback = check_feedback(NAME, Outcome.FAILED, [case(NAME, Outcome.FAILED, message)], scrub=SCRUB)
+    feedback = check_feedback(NAME, Outcome.FAILED, [case(NAME, Outcome.FAILED, message)])
     assert feedback is not None
     assert feedback.problems[0].startswith("expected 0.5 == 0.021 ± 6.3e-04")
 
 
 def test_the_smallest_failing_input_drops_fixtures_and_memory_addresses() -> None:
-    feedback = check_feedback(
-        NAME, Outcome.FAILED, [case(NAME, Outcome.FAILED, ORACLE_MESSAGE, FALSIFYING)], scrub=SCRUB
-    )
+    feedback = check_feedback(NAME, Outcome.FAILED, [case(NAME, Outcome.FAILED, ORACLE_MESSAGE, FALSIFYING)])
     assert feedback is not None
     assert "run=" not in feedback.smallest_input and "0x" not in feedback.smallest_input
     assert "records=[{'id': 'd0', 'text': 'a', 'meta': {}}]" in feedback.smallest_input
@@ -45,10 +40,15 @@ def test_the_smallest_failing_input_drops_fixtures_and_memory_addresses() -> Non
 
 def test_crashes_and_timeouts_are_said_as_such_and_paths_are_scrubbed() -> None:
     cases = [
-        case(NAME, Outcome.ERROR, "ValueError: bad file /tmp/scratch-1/root/corpus/dedup.py", label="1"),
+        case(
+            NAME,
+            Outcome.ERROR,
+            "ValueError: bad file /tmp/dedup-harness-grade-41.7-ab12_x9z/root/corpus/dedup.py",
+            label="1",
+        ),
         case(NAME, Outcome.TIMEOUT, "CheckTimeout: the check ran past its time limit", label="10"),
     ]
-    feedback = check_feedback(NAME, Outcome.ERROR, cases, scrub=SCRUB, events=["timeout: call took over 10 s"])
+    feedback = check_feedback(NAME, Outcome.ERROR, cases, events=["timeout: call took over 10 s"])
     assert feedback is not None
     assert feedback.problems == (
         "[1] it crashed: ValueError: bad file <scratch>/root/corpus/dedup.py",
@@ -59,19 +59,18 @@ def test_crashes_and_timeouts_are_said_as_such_and_paths_are_scrubbed() -> None:
 
 def test_many_failing_cases_are_counted_rather_than_listed() -> None:
     cases = [case(NAME, Outcome.FAILED, f"AssertionError: case {n}", label=str(n)) for n in range(CASES_SHOWN + 4)]
-    feedback = check_feedback(NAME, Outcome.FAILED, cases, scrub=SCRUB)
+    feedback = check_feedback(NAME, Outcome.FAILED, cases)
     assert feedback is not None
     assert len(feedback.problems) == CASES_SHOWN + 1
     assert feedback.problems[-1] == "... and 4 more failing cases of this check."
 
 
 def test_a_check_that_never_ran_says_so() -> None:
-    feedback = check_feedback(NAME, Outcome.ERROR, [], scrub=SCRUB)
+    feedback = check_feedback(NAME, Outcome.ERROR, [])
     assert feedback is not None
     assert "could not run" in feedback.problems[0]
 
 
 def test_the_scrubber_removes_grader_scratch_folders_and_worker_uids() -> None:
-    scrub = Scrubber({})
     text = "left /tmp/dedup-harness-grade-ab12_x9z/shared/pytest/x as uid 1001234"
     assert scrub(text) == "left <scratch>/shared/pytest/x as uid <per run>"

@@ -118,7 +118,7 @@ def normalized(report: GradeReport) -> list[str]:
         json_report.render([report], {}),
         gradescope.render(report),
         junit.render([report]),
-        csv_report.render([csv_report.row(report, "1/1")], identify([report.submission], options().weights).line()),
+        csv_report.render([csv_report.row(report, "1/1")], identify([report.submission], options().weights).cells()),
     ]
     return [TIMING.sub(lambda m: (m.group(1) or m.group(2)) + "0", text) for text in texts]
 
@@ -149,5 +149,5 @@ def test_the_grade_command_writes_every_report_and_exits_zero(tmp_path: Path) ->
     document = json.loads(out["g.json"].read_text(encoding="utf-8"))
     assert document["submissions"][0]["score"] == len(CHECKS) - 2
     assert json.loads((out["gs"] / "results.json").read_text(encoding="utf-8"))["score"] == len(CHECKS) - 2
-    assert out["g.csv"].read_text(encoding="utf-8").count("\n") == 3  # the batch line, the header, one row
+    assert out["g.csv"].read_text(encoding="utf-8").count("\n") == 2  # the header, one row
     assert "<testsuite " in out["g.xml"].read_text(encoding="utf-8")

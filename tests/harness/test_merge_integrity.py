@@ -70,10 +70,10 @@ def one_line(capsys: Any) -> str:
 def edit_row(path: Path, submission: str, **cells: str) -> None:
     """Change cells of one row, leaving every other line as grade wrote it."""
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    header = next(csv.reader([lines[0]]))
     for n, line in enumerate(lines):
         fields = next(csv.reader([line]))
-        header = next(csv.reader([lines[1]]))  # after the batch line
-        if n > 1 and dict(zip(header, fields, strict=True))["submission"] == submission:
+        if n > 0 and dict(zip(header, fields, strict=True))["submission"] == submission:
             row = dict(zip(header, fields, strict=True)) | cells
             out = io.StringIO()
             csv.writer(out, lineterminator="\n").writerow(row.values())
@@ -84,7 +84,7 @@ def edit_row(path: Path, submission: str, **cells: str) -> None:
 def test_shards_of_honest_grades_merge(grade: Grade) -> None:
     assert merge(*grade(NAMES, 2)) == 0
     lines = Path("merged.csv").read_text(encoding="utf-8").splitlines()
-    assert [row["submission"] for row in csv.DictReader(lines[1:])] == NAMES
+    assert [row["submission"] for row in csv.DictReader(lines)] == NAMES
 
 
 def test_shards_of_two_batches_are_refused_naming_both(grade: Grade, capsys: Any) -> None:
@@ -112,7 +112,7 @@ def test_shards_graded_with_different_dependency_sets_are_refused(
     other = Provenance(__version__, ("hypothesis==0.0.1",), "sha256:" + "0" * 64)
     monkeypatch.setattr("dedup_harness.distribution.batch_identity.here", lambda: other)
     elsewhere = grade(NAMES, 2, tag="b")
-    assert '"dependencies":"sha256:000' in elsewhere[1].read_text(encoding="utf-8").splitlines()[0]
+    assert next(csv.DictReader(elsewhere[1].open(encoding="utf-8")))["dependencies"] == other.digest
     capsys.readouterr()
     assert merge(here[0], elsewhere[1]) == 2
     assert "different dependency sets (sha256:" in one_line(capsys)
@@ -145,7 +145,7 @@ def test_a_row_whose_score_does_not_follow_is_refused_naming_it(
         (lambda p: edit_row(p, "sub0", score="lots"), "is not a number"),
         (lambda p: edit_row(p, "sub0", **{CHECKS[0]: "won"}), "outcome 'won'"),
         (lambda p: p.write_bytes(bytes(range(256)) * 8), "not a grade CSV"),
-        (lambda p: p.write_bytes(p.read_bytes().replace(b",passed\n", b"\n", 1)), "fields; the header has"),
+        (lambda p: p.write_bytes(p.read_bytes().replace(b",passed,", b",", 1)), "fields; the header has"),
         (lambda p: p.write_text("submission,score\nsub0,1\n", encoding="utf-8"), "not a grade CSV"),
     ],
 )
@@ -158,3 +158,26 @@ def test_a_malformed_shard_is_one_clear_line(
     assert merge(*shards) == 2
     line = one_line(capsys)
     assert "shard1.csv" in line and says in line
+
+
+def test_a_row_whose_batch_columns_were_edited_is_refused_naming_its_line(grade: Grade, capsys: Any) -> None:
+    shards = grade(NAMES, 2)
+    holder = next(p for p in shards if ",sub3," in "," + p.read_text(encoding="utf-8").replace("\n", ","))
+    edit_row(holder, "sub3", batch_weights=" ".join(["3"] + ["1"] * (len(CHECKS) - 1)))
+    capsys.readouterr()
+    assert merge(*shards) == 2
+    line = one_line(capsys)
+    assert f"{holder.name}, line " in line and "rows of two batches in one file" in line
+
+
+def test_weights_edited_in_every_row_of_every_shard_are_refused_by_the_batch_digest(grade: Grade, capsys: Any) -> None:
+    """Raise a check's weight everywhere and every score to match: the digest of the batch still names the old ones."""
+    shards = grade(NAMES, 2)
+    heavier = " ".join(["3"] + ["1"] * (len(CHECKS) - 1))
+    for shard in shards:
+        for row in csv.DictReader(shard.open(encoding="utf-8")):
+            score = int(row["score"]) + (2 if row[CHECKS[0]] == Outcome.PASSED else 0)
+            edit_row(shard, row["submission"], batch_weights=heavier, score=str(score), max_score=str(len(CHECKS) + 2))
+    capsys.readouterr()
+    assert merge(*shards) == 2
+    assert "not the same ones" in one_line(capsys)

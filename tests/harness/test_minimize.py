@@ -128,7 +128,7 @@ def test_the_filter_mutant_s06_gets_a_small_case_for_the_budget_check_in_process
     out = tmp_path / "minimal.json"
     args = [*plugin.plugin_args(out), "-k", "false_positives or hand_example"]
     run_suite(root, profile="grading", extra_args=args, checks=[], timeout=600)
-    cases = json.loads(out.read_text(encoding="utf-8"))
+    cases = json.loads(out.read_text(encoding="utf-8"))["cases"]
     budget = MinimalCase(**cases["test_false_positives_stay_within_the_budget"])
     assert budget.documents <= 3 and budget.characters <= 200
     assert "test_hand_example_three_documents" in cases

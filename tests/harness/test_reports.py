@@ -86,11 +86,12 @@ def test_junit_has_one_suite_per_submission_and_a_failure_per_failed_check() -> 
 
 def test_the_csv_has_a_row_per_submission_in_name_order_and_reads_back() -> None:
     rows = [csv_report.row(r, "2/3") for r in (buggy_report("zed/dedup.py"), report(name="amy/dedup.py"))]
-    text = csv_report.render(rows, identify(["amy/dedup.py", "zed/dedup.py"], equal_weights()).line())
-    batch_line, rest = text.split("\n", 1)
-    assert batch_line.startswith("# dedup-harness batch ")
-    parsed = list(csv.DictReader(io.StringIO(rest)))
+    batch = identify(["amy/dedup.py", "zed/dedup.py"], equal_weights())
+    text = csv_report.render(rows, batch.cells())
+    assert text.splitlines()[0] == ",".join(csv_report.COLUMNS), "the header is the first line"
+    parsed = list(csv.DictReader(io.StringIO(text)))
     assert [r["submission"] for r in parsed] == ["amy/dedup.py", "zed/dedup.py"]
+    assert [r["batch"] for r in parsed] == [batch.digest] * 2 and parsed[0]["batch_submissions"] == "2"
     assert parsed[1]["score"] == str(len(CHECKS) - 2)
     assert parsed[1][CHECKS[3]] == "failed" and parsed[1]["shard"] == "2/3"
     summary = summarize(parsed)
@@ -102,8 +103,8 @@ def test_reports_of_the_same_grade_are_identical_text() -> None:
     first, second = buggy_report(), buggy_report()
     second.seconds = 99.0  # timing is the one field allowed to differ; it is not in the CSV
     batch = identify([first.submission], equal_weights())
-    assert csv_report.render([csv_report.row(first, "1/1")], batch.line()) == csv_report.render(
-        [csv_report.row(second, "1/1")], batch.line()
+    assert csv_report.render([csv_report.row(first, "1/1")], batch.cells()) == csv_report.render(
+        [csv_report.row(second, "1/1")], batch.cells()
     )
     first_text, second_text = json_report.render([first], {}), json_report.render([second], {})
     assert '"seconds": 1.5' in first_text
@@ -148,8 +149,8 @@ def test_a_run_without_isolation_says_so_first_in_each_format() -> None:
     warned = report(options=replace(OPTIONS, warning="graded WITHOUT isolation (--unisolated, none tier): all"))
     assert next(iter(json.loads(json_report.render([warned], {})))) == "isolation_warning"
     assert gradescope.overview(warned).startswith("WARNING: graded WITHOUT isolation")
-    table = csv_report.render([csv_report.row(warned, "1/1")], identify([warned.submission], equal_weights()).line())
-    assert table.splitlines()[2].startswith('"graded WITHOUT')  # after the batch line and the header
+    table = csv_report.render([csv_report.row(warned, "1/1")], identify([warned.submission], equal_weights()).cells())
+    assert table.splitlines()[1].startswith('"graded WITHOUT')  # the first cell after the header
     assert junit.render([warned]).splitlines()[1].strip().startswith("<!-- WARNING: graded WITHOUT")
     page = grade_html.render([warned], summarize([csv_report.row(warned, "1/1")]))
     assert page.index('id="warning">WARNING: graded WITHOUT isolation') < page.index('id="summary"')
@@ -182,7 +183,6 @@ def test_every_report_names_the_harness_version_and_the_dependency_digest() -> N
     properties = {p.get("name"): p.get("value") for p in ET.fromstring(junit.render([graded])).iter("property")}
     assert properties[f"{graded.submission}: harness_version"] == made_by.version
     assert properties[f"{graded.submission}: dependencies"] == made_by.digest
-    batch_line = csv_report.render(
-        [csv_report.row(graded, "1/1")], identify([graded.submission], equal_weights()).line()
-    )
-    assert f'"dependencies":"{made_by.digest}"' in batch_line.splitlines()[0]
+    table = csv_report.render([csv_report.row(graded, "1/1")], identify([graded.submission], equal_weights()).cells())
+    (row,) = csv.DictReader(io.StringIO(table))
+    assert (row["harness"], row["dependencies"]) == (made_by.version, made_by.digest)

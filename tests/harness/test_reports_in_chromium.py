@@ -6,13 +6,16 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import random
 import sys
+import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from chromium import Browser, Page, chromium, executable
+from chromium import TIMEOUT, Browser, Page, chromium, executable
 from consumers import NODE_MODULES_ENV, consumer_path, judged_catalogue, stryker_report
 from dedup_harness.bloom_audit import html as audit_html
 from dedup_harness.bloom_audit.audit import audit
@@ -20,11 +23,13 @@ from dedup_harness.bloom_audit.cases import Case
 from dedup_harness.bloom_audit.filters import resolve_target
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.reports import csv_report
 from dedup_harness.grade.reports import html as grade_html
 from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.scoring import points_text
 from dedup_harness.verify import html as verify_html
-from grade_fakes import buggy_report, report
+from grade_fakes import buggy_report, hostile_report, keeps_last_report, report
 
 ARTIFACTS = Path(os.environ.get("CI_ARTIFACTS") or Path(__file__).resolve().parents[2] / ".artifacts") / "browser"
 LOCAL = ("file:", "data:", "about:")
@@ -92,6 +97,53 @@ def test_the_grade_page_draws_its_plots_sorts_its_table_and_links_every_submissi
     dangling = f"{links}.filter(a => !document.getElementById(a.hash.slice(1))).length"
     assert page.evaluate(dangling) == 0
     keep(page, "grade")
+
+
+def class_of(size: int) -> list[GradeReport]:
+    """``size`` submissions as a class hands them in, drawn from a seeded generator: mostly full marks, some
+    buggy, some whose lost checks shrank to one minimal case, a crash, and one hostile submission."""
+    draw = random.Random(size)
+    makers = [
+        lambda name: report(name=name),
+        buggy_report,
+        keeps_last_report,
+        lambda name: report({CHECKS[draw.randrange(len(CHECKS))]: Outcome.FAILED}, name=name),
+        lambda name: report({CHECKS[11]: Outcome.ERROR}, name=name),
+    ]
+    reports = [draw.choices(makers, weights=[10, 4, 4, 3, 1])[0](f"student{n:03d}/dedup.py") for n in range(size - 1)]
+    return [*reports, hostile_report()]
+
+
+def test_a_page_of_200_submissions_is_small_opens_quickly_and_draws_a_bar_per_score_as_tall_as_its_count(
+    browser: Browser, tmp_path: Path
+) -> None:
+    reports = class_of(200)
+    page_file = tmp_path / "class.html"
+    page_file.write_text(grade_html.render(reports, summarize([csv_report.row(r, "1/1") for r in reports])))
+    size = page_file.stat().st_size
+    started = time.monotonic()
+    page = opened(browser, page_file)
+    seconds = time.monotonic() - started
+    loaded = page.evaluate("performance.timing.loadEventEnd - performance.timing.navigationStart") / 1000
+    print(f"\n200 submissions: {size / 1e6:.2f} MB; opened in {seconds:.2f} s ({loaded:.2f} s to its load event)")
+    assert size < 3_000_000
+    assert seconds < TIMEOUT, "a loose bound: the 2 s goal is measured and printed, never asserted"
+    bars = page.evaluate(
+        'Array.from(document.querySelectorAll(\'svg[aria-label="score distribution"] g[id^="score-bar-"]\'), g => {'
+        " const count = document.getElementById(g.id.replace('bar', 'count'));"
+        " return [g.id.slice(10), g.querySelector('path').getBBox().height, count ? count.textContent.trim() : '']; })"
+    )
+    counts = Counter(points_text(r.score) for r in reports)
+    assert [score for score, _, _ in bars] == [str(n) for n in range(len(CHECKS) + 1)], "a bar for every score"
+    assert {score: label for score, _, label in bars if label} == {s: str(n) for s, n in counts.items()}
+    unit = max(height for _, height, _ in bars) / max(counts.values())
+    for score, height, _ in bars:
+        assert height == pytest.approx(unit * counts.get(score, 0), abs=0.01), f"the bar of {score} points"
+    closed = page.evaluate("Array.from(document.querySelectorAll('details.submission')).filter(d => !d.open).length")
+    assert closed == 200, "every submission's feedback is folded"
+    page.evaluate("location.hash = '#submission-7'")
+    assert page.evaluate("document.getElementById('submission-7').open") is True, "a link opens what it points at"
+    keep(page, "grade-200")
 
 
 def test_the_verify_page_draws_the_heat_map_and_the_kill_counts(browser: Browser, tmp_path: Path) -> None:

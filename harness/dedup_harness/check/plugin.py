@@ -41,7 +41,7 @@ class OwnCode:
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:
         data = {"static": [asdict(p) for p in problems(self.root)], "protections": PROTECTIONS}
-        self.output.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+        self.output.write_text(json.dumps(data), encoding="utf-8")  # ASCII: no text of any kind stops the write
 
 
 def problems(root: Path) -> list[Problem]:

@@ -31,7 +31,7 @@ from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnose
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.preflight import Preflight, preflight
 from dedup_harness.grade.report import GradeReport, Status
-from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit, terminal
+from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, terminal
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.sandbox.interpreter import Interpreter, InterpreterError, ask
 from dedup_harness.grade.sandbox.tiers import AUTO, SetupError, Tier, worker_setup
@@ -110,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
                     options,
                     jobs=args.jobs,
                     fork=fork,
-                    on_done=lambda r: progress.finished(f"{r.submission}: {out_of(r.score, r.max_score)}"),
+                    on_done=lambda r: progress.finished(
+                        f"{harmless.line(r.submission)}: {out_of(r.score, r.max_score)}"
+                    ),
                 )
             write_outputs(args, reports, str(shard), outputs, identify(args.paths, weights))
         except (OutputError, OSError) as exc:  # OSError: no fork server (a temp folder whose path is too long)
@@ -180,7 +182,7 @@ def write_outputs(
     if args.json:
         outputs.put("--json", json_report.render(reports, summary))
     if args.csv:
-        outputs.put("--csv", csv_report.render(rows, batch.line()))
+        outputs.put("--csv", csv_report.render(rows, batch.cells()))
     if args.junit:
         outputs.put("--junit", junit.render(reports))
     if args.html:

@@ -1,7 +1,7 @@
 """``dedup-harness merge SHARD...``: join the CSVs of ``grade --shard i/n`` runs into one CSV and one summary.
 
-Refuses shards of different batches (other submissions, weights or harness version: each CSV names
-its batch on its first line), shards from different splits, a submission graded twice, a missing
+Refuses shards of different batches (other submissions, weights or harness version: every row of a
+grade CSV names its batch in its last columns), shards from different splits, a submission graded twice, a missing
 shard (a shard that graded nothing still writes its header, so pass every shard's file), and a row
 whose score does not follow from its outcomes and the weights. Exit status 0 on success, 2 on bad
 input, always with one line that names the file and the row.
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
             outputs.file("--json", args.json)
             rows, notes, batch = merge_rows(args.shards)
             summary = summarize(rows)
-            outputs.put("--csv", csv_report.render(rows, batch.line()))
+            outputs.put("--csv", csv_report.render(rows, batch.cells()))
             if args.json:
                 outputs.put("--json", json.dumps(summary, indent=2, sort_keys=True) + "\n")
             outputs.commit()

@@ -7,6 +7,7 @@ nothing loaded from elsewhere (a page is one file that works offline).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
@@ -14,10 +15,21 @@ from jinja2 import ChoiceLoader, Environment, PackageLoader, StrictUndefined
 from dedup_harness.core.provenance import here
 
 
-def environment(package: str) -> Environment:
-    """Templates of ``package`` (its ``templates/`` folder) and the shared layout, autoescaped."""
+def environment(package: str, *, finalize: Callable[[Any], Any] | None = None) -> Environment:
+    """Templates of ``package`` (its ``templates/`` folder) and the shared layout, autoescaped.
+
+    ``finalize`` sees every value a template writes before it is escaped (a page of untrusted text
+    makes it harmless there, once for every value).
+    """
     loader = ChoiceLoader([PackageLoader(package, "templates"), PackageLoader(__package__ or "", "templates")])
-    env = Environment(loader=loader, autoescape=True, undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=loader,
+        autoescape=True,
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        finalize=finalize,
+    )
     env.filters["g"] = lambda value: f"{value:g}"
     env.filters["percent"] = lambda value: f"{100 * value:.0f}%"
     return env

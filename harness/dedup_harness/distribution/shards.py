@@ -85,25 +85,34 @@ def merge_rows(paths: Sequence[Path]) -> tuple[list[dict[str, str]], list[str], 
 
 
 def same_batch(files: Sequence[ShardFile]) -> BatchIdentity:
-    """The one batch every file belongs to; a ShardError naming the files that differ."""
-    first = files[0]
-    for file in files[1:]:
-        if file.batch.digest == first.batch.digest:
+    """The one batch every file's rows belong to; a ShardError naming the files that differ.
+
+    A file without rows (a shard that graded nothing) names no batch: the batch's digest of every
+    submission's name, checked once the rows are joined, is what tells whether it was the right one.
+    """
+    named = [(file, file.batch) for file in files if file.batch is not None]
+    if not named:
+        raise ShardError(f"no shard file holds a row ({', '.join(str(f.path) for f in files)}): nothing to merge")
+    first, batch = named[0]
+    for file, other in named[1:]:
+        if other == batch:
             continue
-        pair = f"{first.path} (batch {first.batch.short}) and {file.path} (batch {file.batch.short})"
-        if file.batch.harness != first.batch.harness:
-            why = f"graded by different harness versions ({first.batch.harness}, {file.batch.harness})"
-        elif file.batch.dependencies != first.batch.dependencies:
-            why = (
-                f"graded with different dependency sets ({first.batch.dependencies[:19]}, "
-                f"{file.batch.dependencies[:19]}): install the same releases on every machine of the batch"
-            )
-        elif file.batch.weights != first.batch.weights:
-            why = "graded with different weights"
-        else:
-            why = "from different batches (not the same submissions)"
-        raise ShardError(f"{pair} are {why}")
-    return first.batch
+        pair = f"{first.path} (batch {batch.short}) and {file.path} (batch {other.short})"
+        raise ShardError(f"{pair} are {_how_they_differ(batch, other)}")
+    return batch
+
+
+def _how_they_differ(one: BatchIdentity, other: BatchIdentity) -> str:
+    if other.harness != one.harness:
+        return f"graded by different harness versions ({one.harness}, {other.harness})"
+    if other.dependencies != one.dependencies:
+        return (
+            f"graded with different dependency sets ({one.dependencies[:19]}, "
+            f"{other.dependencies[:19]}): install the same releases on every machine of the batch"
+        )
+    if other.weights != one.weights:
+        return "graded with different weights"
+    return "from different batches (not the same submissions)"
 
 
 def check_row(row: Mapping[str, str], batch: BatchIdentity, where: str) -> None:

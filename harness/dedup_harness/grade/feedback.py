@@ -15,10 +15,12 @@ from typing import Any
 
 from dedup_harness.core.checks import BY_NAME
 from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.minimize.case import MinimalCase
-from dedup_harness.grade.minimize.text import case_text
+from dedup_harness.grade.minimize.text import case_text, same_case_text
 
 MESSAGE_LIMIT = 600  # characters of one case's message
+CRASHED = "it crashed: "  # how a case that raised begins
 EXAMPLE_LIMIT = 1500  # characters of a shrunk example
 CASES_SHOWN = 3  # failing cases spelled out per check
 DETAIL_LINES = 3  # lines of pytest's comparison kept after a check's own message
@@ -26,8 +28,10 @@ DETAIL_LINES = 3  # lines of pytest's comparison kept after a check's own messag
 _NOISE = ("Use -v", "Full diff", "Omitting", "...Full output", "-", "+")
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
-# The grader's own scratch folders (tempfile names with the harness's prefixes), wherever they sit.
-_SCRATCH = re.compile(r"[^\s'\"]*dedup-harness-[a-z]+-(?:\d+\.\d+-)?[a-z0-9_]{8}")
+# The grader's own scratch folders (tempfile names with the harness's prefixes), wherever they sit. A match
+# starts only where a path can (the lookbehind): without it a long word that holds no scratch folder is
+# tried from each of its characters, and a message of a million characters takes hours.
+_SCRATCH = re.compile(r"(?<![^\s'\"])[^\s'\"]*dedup-harness-[a-z]+-(?:\d+\.\d+-)?[a-z0-9_]{8}")
 # The sandbox gives each grader process its own worker uid: a per-run number.
 _UID = re.compile(r"\buid \d+")
 _FIXTURE_ARGUMENT = re.compile(r"^\s*(run|impl|tmp_path|fixture_docs|fixture_expected)=.*,?$")
@@ -43,28 +47,20 @@ class CheckFeedback:
     smallest_input: str  # Hypothesis's shrunk example, when the check found one
     minimal_case: MinimalCase | None = None  # the smallest input that still fails it, with both answers
 
-    def text(self) -> str:
+    def text(self, *, same_case_as: int | None = None) -> str:
+        """The feedback in words; ``same_case_as`` names the earlier check whose minimal case is this one's."""
         lines = [f"This check asserts: {self.asserts}."]
         lines += self.problems
         if self.minimal_case is not None:
-            lines.append(case_text(self.minimal_case))
+            lines.append(same_case_text(same_case_as) if same_case_as else case_text(self.minimal_case))
         elif self.smallest_input:
             lines += ["Smallest failing input:", self.smallest_input]
         return "\n".join(lines)
 
 
-class Scrubber:
-    """Removes what differs between two runs of the same grade: scratch paths and memory addresses."""
-
-    def __init__(self, replacements: Mapping[str, str]) -> None:
-        # Longest first, so a path is replaced before any folder that contains it.
-        self.replacements = sorted(replacements.items(), key=lambda item: -len(item[0]))
-
-    def __call__(self, text: str) -> str:
-        for old, new in self.replacements:
-            if old:
-                text = text.replace(old, new)
-        return _UID.sub("uid <per run>", _SCRATCH.sub("<scratch>", _ADDRESS.sub("", text)))
+def scrub(text: str) -> str:
+    """``text`` without what differs between two runs of the same grade: scratch paths, memory addresses, uids."""
+    return _UID.sub("uid <per run>", _SCRATCH.sub("<scratch>", _ADDRESS.sub("", text)))
 
 
 def check_feedback(
@@ -72,7 +68,6 @@ def check_feedback(
     outcome: Outcome,
     cases: Sequence[Mapping[str, Any]],
     *,
-    scrub: Scrubber,
     events: Iterable[str] = (),
     minimal_case: MinimalCase | None = None,
 ) -> CheckFeedback | None:
@@ -81,14 +76,14 @@ def check_feedback(
         return None
     bad = [case for case in cases if case.get("outcome") != Outcome.PASSED]
     shown = 1 if minimal_case is not None else CASES_SHOWN  # the minimal case says the rest more plainly
-    problems = [f"{_case_label(case)}{_plain(case, scrub)}" for case in bad[:shown]]
+    problems = [f"{_case_label(case)}{_plain(case)}" for case in bad[:shown]]
     if len(bad) > shown:
         problems.append(f"... and {len(bad) - shown} more failing cases of this check.")
-    problems += [scrub(event) for event in events]
+    problems += [_one_line(scrub(event)) for event in events]
     if not problems:
         problems = [_no_cases(outcome)]
     example = next((case["falsifying"] for case in bad if case.get("falsifying")), "")
-    return CheckFeedback(asserts(name), tuple(problems), smallest_input(example, scrub), minimal_case)
+    return CheckFeedback(asserts(name), tuple(problems), smallest_input(example), minimal_case)
 
 
 def asserts(name: str) -> str:
@@ -101,18 +96,28 @@ def _case_label(case: Mapping[str, Any]) -> str:
     return f"[{match.group(1)}] " if match else ""
 
 
-def _plain(case: Mapping[str, Any], scrub: Scrubber) -> str:
-    """One case's failure in words: the assertion's own message, or what crashed or hung."""
+def _plain(case: Mapping[str, Any]) -> str:
+    """One case's failure in words: the assertion's own message, or what crashed or hung; then the texts it
+    quotes that look alike but differ, by their code points (kept whole however long the message)."""
     message = scrub(str(case.get("message", ""))).strip()
     outcome = case.get("outcome")
     if outcome == Outcome.TIMEOUT:
         return "it ran past its time limit (a hang, or far too slow)."
     kind, _, rest = message.partition(": ")
     if outcome == Outcome.FAILED and kind == "AssertionError":
-        return _truncate(_assertion_words(rest), MESSAGE_LIMIT)
-    if not message:
+        words = _truncate(_assertion_words(rest), MESSAGE_LIMIT)
+    elif not message:
         return "it crashed without a message."
-    return _truncate(f"it crashed: {message}", MESSAGE_LIMIT)
+    else:
+        words = _truncate(f"{CRASHED}{_one_line(message)}", MESSAGE_LIMIT)
+    alike = look_alike.message_notes(message)
+    return f"{words} ({'; '.join(alike)})" if alike else words
+
+
+def _one_line(text: str) -> str:
+    """A problem is one line: line breaks in what the submission raised are written out, so no line of its
+    message can pass for a line of the report ("attempt: ..." forged under a crash)."""
+    return text.replace("\r\n", "\\n").replace("\n", "\\n")
 
 
 def _assertion_words(text: str) -> str:
@@ -135,7 +140,7 @@ def _informative(line: str) -> bool:
     return bool(line) and not line.startswith(_NOISE)
 
 
-def smallest_input(notes: str, scrub: Scrubber) -> str:
+def smallest_input(notes: str) -> str:
     """Hypothesis's shrunk example, without the fixtures it passed along, without addresses, and without
     its explanation (which lists the lines of the grader's own files that ran: paths of this machine)."""
     if not notes:

@@ -24,7 +24,7 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import SuiteResult, run_suite
 from dedup_harness.grade.diagnosis import Diagnoser
-from dedup_harness.grade.feedback import CheckFeedback, Scrubber, asserts, check_feedback
+from dedup_harness.grade.feedback import CRASHED, CheckFeedback, asserts, check_feedback, scrub
 from dedup_harness.grade.minimize import plugin as minimize_plugin
 from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.plugin import plugin_args, setup_args
@@ -118,7 +118,7 @@ def from_sidecar(
     for event in data.get("events", []):
         kind, detail, check = event.get("kind", "event"), str(event.get("detail", "")), str(event.get("check", ""))
         if kind == "sandbox":  # no worker could start: nothing here is the submission's doing
-            return unrunnable(label, options, found, harness_error=Scrubber({})(detail))
+            return unrunnable(label, options, found, harness_error=scrub(detail))
         if kind == "attempt":
             attempts.append(f"{detail} ({check.strip('()')})")
         if check == minimize_plugin.SHRINKING:
@@ -132,7 +132,6 @@ def from_sidecar(
         result,
         options,
         problems=found,
-        scrub=Scrubber({}),
         events=events,
         student_output=str(data.get("student_output", "")),
         protections=data.get("protections", {}),
@@ -148,7 +147,6 @@ def from_result(
     options: GradingOptions,
     *,
     problems: list[str],
-    scrub: Scrubber,
     events: Mapping[str, list[str]] | None = None,
     student_output: str = "",
     protections: Mapping[str, Any] | None = None,
@@ -172,7 +170,6 @@ def from_result(
                 name,
                 result.outcomes[name],
                 result.cases.get(name, []),
-                scrub=scrub,
                 events=events.get(name, []),
                 minimal_case=minimal_cases.get(name),
             ),
@@ -199,14 +196,28 @@ def from_result(
 
 
 def unjudged(report: GradeReport) -> str:
-    """ "crashed/hung before any check could judge it" and the first error, when no check failed by an
-    assertion and some crashed or hung; else empty."""
+    """The headline when no check failed by an assertion and some crashed or hung (else empty), as the
+    table shows it: "crashed before any check could judge it" only when no check passed; otherwise how
+    many passed and how many crashed or hung. Either way with the first error."""
     lost = [c for c in report.checks if c.outcome is not Outcome.PASSED]
     if not lost or report.failed():
         return ""
     first = next((c.feedback.problems[0] for c in lost if c.feedback and c.feedback.problems), "")
-    how = "crashed" if any(c.outcome is Outcome.ERROR for c in lost) else "hung"
-    return f"{how} before any check could judge it" + (f"; the first error: {first}" if first else "")
+    first = first.partition(CRASHED)[2] or first  # "it crashed: X" is said by the headline already
+    crashed = sum(c.outcome is Outcome.ERROR for c in lost)
+    hung = len(lost) - crashed
+    passed = len(report.checks) - len(lost)
+    if not passed:
+        how = "crashed" if crashed else "hung"
+        return f"{how} before any check could judge it" + (f"; the first error: {first}" if first else "")
+    if not hung and first:
+        return f"{_checks(passed)} passed; {crashed} crashed with {first}"
+    counts = " and ".join(f"{n} {how}" for n, how in ((crashed, "crashed"), (hung, "hung")) if n)
+    return f"{_checks(passed)} passed; {counts}" + (f"; the first error: {first}" if first else "")
+
+
+def _checks(n: int) -> str:
+    return f"{n} check{'' if n == 1 else 's'}"
 
 
 def read_minimal_cases(path: Path) -> tuple[dict[str, MinimalCase], dict[str, list[str]]]:

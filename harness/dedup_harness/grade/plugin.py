@@ -130,7 +130,8 @@ class Grading:
         }
         self.sandbox.close()
         if self.output_path is not None:
-            self.output_path.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
+            # ASCII with escapes: a lone surrogate the submission sent cannot stop the file being written.
+            self.output_path.write_text(json.dumps(data, indent=1), encoding="utf-8")
 
 
 def start_problems(proxy: SubmissionProxy, root: Path) -> list[Problem]:

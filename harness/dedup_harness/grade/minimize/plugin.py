@@ -80,19 +80,21 @@ class Minimizer:
             FailedCase(name, case.raw_input if BY_NAME[name].shrinks else None, case.got)
             for name, case in cases.items()
         ]
-        with _labelled(impl, SHRINKING):
-            matches = matched_checks(evidence, Path(tempfile.mkdtemp(prefix="behaviour-", dir=scratch_in)))
+        matches: dict[str, list[str]] = {}
+        if evidence:
+            with _labelled(impl, SHRINKING):
+                matches = matched_checks(evidence, _scratch("behaviour-", scratch_in))
         written = {"cases": {k: c.as_dict() for k, c in cases.items()}, "matches": matches}
-        self.output.write_text(json.dumps(written, ensure_ascii=False), "utf-8")
+        # ASCII with escapes: a lone surrogate in a document or a stats value the submission returned cannot
+        # stop the file being written (half a file made the whole grade a harness error).
+        self.output.write_text(json.dumps(written), "utf-8")
 
 
 def minimize_all(
     impl: Any, failing: dict[str, list[dict[str, Any]]], *, scratch_in: str | None
 ) -> dict[str, MinimalCase]:
     """A minimal case for each failed check that recorded an input, in the suite's order, within the budgets."""
-    if scratch_in is not None:
-        Path(scratch_in).mkdir(parents=True, exist_ok=True)
-    subject = Subject(impl, Path(tempfile.mkdtemp(prefix="shrink-", dir=scratch_in)))
+    subject = Subject(impl, _scratch("shrink-", scratch_in))
     deadline = time.monotonic() + BACKSTOP_SECONDS
     cases: dict[str, MinimalCase] = {}
     names = [c for c in CHECKS if c in failing and failing[c] and BY_NAME[c].shrinks]
@@ -154,6 +156,13 @@ def minimize(subject: Subject, name: str, recorded: list[dict[str, Any]], budget
         note = "shrinking stopped at its budget of tries: a smaller failing case may exist"
     own = recorded[0]  # what the check itself last tried: the size the report compares with
     return minimal_case(smallest, verdict, origin=own, tries=budget.used, note=note)
+
+
+def _scratch(prefix: str, parent: str | None) -> Path:
+    """A fresh folder under pytest's base temporary folder (the grader's shared folder, where both sides see it)."""
+    if parent is not None:
+        Path(parent).mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
 
 
 def as_recorded(inputs: dict[str, Any], message: str) -> MinimalCase:

@@ -1,25 +1,75 @@
-"""A minimal failing case in plain text: the input, then what was expected beside what came back."""
+"""A minimal failing case in plain text: the input, then what was expected beside what came back.
+
+The rows are data first (``input_rows``, ``rows``), so the HTML page lays out the same rows as the
+terminal; ``case_text`` writes them for the terminal, Gradescope and JUnit, a ``!`` before each row
+whose two sides differ. Texts that print the same but are not equal get a line naming the code
+points that differ (``look_alike``). Checks lost to one bug often shrink to the same case: ``repeats``
+says which check's case an earlier check already shows, so a report prints it once.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
+from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.minimize.case import MinimalCase
 
 WIDTH = 38  # characters of one column
 
 
+@dataclass(frozen=True)
+class Row:
+    """One line of expected beside got: what it is about, both sides as shown, and whether they differ."""
+
+    label: str
+    expected: str
+    got: str
+    differs: bool  # the values, not their shown text: two texts that print alike may still differ
+
+
 def case_text(case: MinimalCase) -> str:
-    lines = [_heading(case)]
-    lines += _input_lines(case.input)
-    lines += _side_by_side(case.expected, case.got)
+    lines = [heading(case), "input:"]
+    lines += [f"  {label}: {value}" for label, value in input_rows(case.input)] or ["  (nothing)"]
+    lines += _side_by_side(rows(case))
     lines += ["what differs:", *(f"  - {d}" for d in case.differences)]
+    lines += [f"  - {note}" for note in look_alike.case_notes(case)]
     if case.note:
         lines.append(f"({case.note})")
     return "\n".join(lines)
 
 
-def _heading(case: MinimalCase) -> str:
+def same_case_text(number: int) -> str:
+    """What a check says in place of a case an earlier check already showed."""
+    return f"Smallest failing case: the same as check {number}'s, above."
+
+
+def repeats(cases: Sequence[tuple[int, MinimalCase | None]]) -> dict[int, int]:
+    """For each check (by number) whose case an earlier check's case shows whole: that earlier check's number.
+
+    Whole: the same input, the same differences, and every row of expected beside got among the
+    earlier one's (a check that compares fewer counts repeats one that compares more).
+    """
+    shown: list[tuple[int, MinimalCase]] = []
+    found = {}
+    for number, case in cases:
+        if case is None:
+            continue
+        earlier = next((n for n, s in shown if _covers(s, case)), None)
+        if earlier is None:
+            shown.append((number, case))
+        else:
+            found[number] = earlier
+    return found
+
+
+def _covers(shown: MinimalCase, case: MinimalCase) -> bool:
+    same = shown.input == case.input and shown.differences == case.differences
+    return same and set(rows(case)) <= set(rows(shown))
+
+
+def heading(case: MinimalCase) -> str:
     if not case.documents and not case.characters and not case.shrunk:
         return "The failing case:"
     size = f"{_count(case.documents, 'document')}, {_count(case.characters, 'character')}"
@@ -33,51 +83,66 @@ def _count(n: int, noun: str) -> str:
     return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
-def _input_lines(inputs: dict[str, Any]) -> list[str]:
-    lines = ["input:"]
+def input_rows(inputs: dict[str, Any]) -> list[tuple[str, str]]:
+    """The input, one (label, value) a line: each document by its id, then each option."""
+    found: list[tuple[str, str]] = []
     for key, value in inputs.items():
         if key == "docs":
-            lines += [
-                f"  {r['id']}: {_short(r['text'])}" + (f"  meta {r['meta']!r}" if r["meta"] else "") for r in value
-            ] or ["  (no documents)"]
+            documents = [
+                (str(r["id"]), short(r["text"]) + (f"  meta {r['meta']!r}" if r["meta"] else "")) for r in value
+            ]
+            found += documents or [("documents", "(none)")]
         else:
-            lines.append(f"  {key.replace('_', ' ')}: {value!r}")
-    return lines
+            found.append((key.replace("_", " "), repr(value)))
+    return found
 
 
-def _side_by_side(expected: dict[str, Any], got: dict[str, Any]) -> list[str]:
-    if not expected and not got:
-        return []
-    rows = [("", "expected", "got")]
+def rows(case: MinimalCase) -> list[Row]:
+    """What was expected beside what came back: each output document by id, then each count."""
+    expected, got = case.expected, case.got
+    found: list[Row] = []
     for key in dict.fromkeys([*expected, *got]):
         want, have = expected.get(key), got.get(key)
         if key == "output":
-            rows += _output_rows(want or [], have or [])
+            found += _output_rows(want or [], have or [])
         elif isinstance(want, dict) and isinstance(have, dict):
-            rows += [(f"{key} {k}", _short(want.get(k)), _short(have.get(k))) for k in dict.fromkeys([*want, *have])]
+            found += [_row(f"{key} {k}", want.get(k), have.get(k)) for k in dict.fromkeys([*want, *have])]
         else:
-            rows.append((key.replace("_", " "), _short(want), _short(have)))
-    label_width = max(len(r[0]) for r in rows)
-    return [
-        f"  {'!' if i and r[1] != r[2] else ' '} {r[0]:<{label_width}}  {r[1]:<{WIDTH}}  {r[2]}"
-        for i, r in enumerate(rows)
+            found.append(_row(key.replace("_", " "), want, have))
+    return found
+
+
+def _row(label: str, want: Any, have: Any) -> Row:
+    return Row(label, short(want), short(have), want != have)
+
+
+def _side_by_side(found: list[Row]) -> list[str]:
+    if not found:
+        return []
+    width = max(len(r.label) for r in found)
+    lines = [f"    {'':<{width}}  {'expected':<{WIDTH}}  got"]
+    return lines + [
+        f"  {'!' if r.differs else ' '} {r.label:<{width}}  {r.expected:<{WIDTH}}  {r.got}".rstrip() for r in found
     ]
 
 
-def _output_rows(want: list[dict[str, Any]], have: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+def _output_rows(want: list[dict[str, Any]], have: list[dict[str, Any]]) -> list[Row]:
     by_id_want, by_id_have = {r["id"]: r for r in want}, {r["id"]: r for r in have}
-    rows = []
-    for doc_id in dict.fromkeys([*by_id_want, *by_id_have]):
-        rows.append((f"out {doc_id}", _doc(by_id_want.get(doc_id)), _doc(by_id_have.get(doc_id))))
-    return rows or [("output", "(no documents)", "(no documents)")]
+    found = [
+        Row(f"out {doc_id}", _doc(by_id_want.get(doc_id)), _doc(by_id_have.get(doc_id)), a != b)
+        for doc_id in dict.fromkeys([*by_id_want, *by_id_have])
+        for a, b in [(by_id_want.get(doc_id), by_id_have.get(doc_id))]
+    ]
+    return found or [Row("output", "(no documents)", "(no documents)", False)]
 
 
 def _doc(record: dict[str, Any] | None) -> str:
     if record is None:
         return "(dropped)"
-    return _short(record["text"]) + (f" {record['meta']!r}" if record["meta"] else "")
+    return short(record["text"]) + (f" {record['meta']!r}" if record["meta"] else "")
 
 
-def _short(value: Any) -> str:
+def short(value: Any) -> str:
+    """``value`` as Python writes it, cut to one column's width."""
     text = repr(value)
     return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"

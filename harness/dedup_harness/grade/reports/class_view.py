@@ -50,10 +50,6 @@ class Entry:
     lost: tuple[int, ...]  # the numbers of the checks it did not pass
     attempts: tuple[str, ...]
 
-    @property
-    def fails_like(self) -> str:
-        return " ".join(d.mutant for d in self.report.diagnosis if d.exact)
-
 
 @dataclass(frozen=True)
 class ClassView:

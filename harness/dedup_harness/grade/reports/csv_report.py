@@ -1,10 +1,15 @@
-"""The batch CSV: one row per submission, its score, its diagnosis and the outcome of every check.
+"""The batch CSV: one row per submission, its score, its diagnosis, the outcome of every check, and its batch.
 
-The first line is a comment naming the batch (``batch_identity``: a digest of the submissions, the
-checks, the weights and the harness version, and the weights themselves), then the header. Rows are
-sorted by submission name; ``shard`` says which ``--shard i/n`` run graded the row, so ``merge`` can
-tell a missing shard from an empty one. No timing column: the file is byte for byte the same when
-the same submissions are graded again.
+The header is the first line, so every reader takes the file as it is (``csv.DictReader``, pandas,
+a spreadsheet, a gradebook's import). The batch the row belongs to rides in the last columns of
+every row (``BATCH``: ``distribution.batch_identity`` writes and reads them): a digest of the
+submissions, the checks, the weights, the harness version and the dependency set, and the weights
+themselves, so ``merge`` can refuse shards of different batches and recompute every score. Rows
+are sorted by submission name; ``shard`` says which ``--shard i/n`` run graded the row, so
+``merge`` can tell a missing shard from an empty one. No timing column: the file is byte for byte
+the same when the same submissions are graded again.
+
+Every cell goes through ``harmless.cell``: one line, no control character, and never a formula.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from collections.abc import Iterable, Mapping
 
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.reports import harmless
 from dedup_harness.grade.scoring import points_text
 
 FIXED: tuple[str, ...] = (
@@ -28,10 +34,13 @@ FIXED: tuple[str, ...] = (
     "fails_partly_like",
     "problems",
 )
-COLUMNS: tuple[str, ...] = (*FIXED, *CHECKS)  # one outcome column per check of the suite
+# The batch's identity, last: what people read comes first.
+BATCH: tuple[str, ...] = ("batch", "batch_submissions", "batch_weights", "harness", "dependencies")
+COLUMNS: tuple[str, ...] = (*FIXED, *CHECKS, *BATCH)  # one outcome column per check of the suite
 
 
 def row(report: GradeReport, shard: str) -> dict[str, str]:
+    """A submission's cells, but the batch's (``render`` adds those)."""
     outcomes = {check.name: str(check.outcome) for check in report.checks}
     return {
         "isolation_warning": report.warning,
@@ -51,11 +60,11 @@ def row(report: GradeReport, shard: str) -> dict[str, str]:
     }
 
 
-def render(rows: Iterable[Mapping[str, str]], batch_line: str) -> str:
-    """The batch line (``distribution.batch_identity``), the header, and the rows sorted by submission."""
+def render(rows: Iterable[Mapping[str, str]], batch: Mapping[str, str]) -> str:
+    """The header, then the rows sorted by submission, each with the batch's cells (``BatchIdentity.cells``)."""
     out = io.StringIO()
-    out.write(batch_line)
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(sorted(rows, key=lambda r: r["submission"]))
+    safe = [{name: harmless.cell(value) for name, value in {**r, **batch}.items()} for r in rows]
+    writer.writerows(sorted(safe, key=lambda r: r["submission"]))
     return out.getvalue()

@@ -13,6 +13,7 @@ from typing import Any
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.reports import harmless
 from dedup_harness.grade.scoring import points_number, points_text
 
 VISIBLE = "visible"
@@ -60,11 +61,12 @@ def overview(report: GradeReport) -> str:
         )
     lines = [*first, f"Score: {points_text(report.score)} / {points_text(report.max_score)}."]
     if report.problems:
-        lines += ["", "Problems found before the checks ran:", *(f"- {p}" for p in report.problems)]
+        lines += ["", "Problems found before the checks ran:", *(f"- {harmless.line(p)}" for p in report.problems)]
     if report.unjudged:
-        lines += ["", f"Your code {report.unjudged}."]
+        lines += ["", f"{harmless.line(report.unjudged[:1].upper() + report.unjudged[1:].rstrip('.'))}."]
     if report.attempts:
-        lines += ["", "What your code tried that the grader does not allow:", *(f"- {a}" for a in report.attempts)]
+        tried = [f"- {harmless.line(a)}" for a in report.attempts]  # one line each: none passes for another
+        lines += ["", "What your code tried that the grader does not allow:", *tried]
     if report.diagnosis:
         heading = (
             "What the failures look like:"
@@ -81,4 +83,5 @@ def graded_by() -> str:
 
 
 def render(report: GradeReport) -> str:
-    return json.dumps(results(report), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """``results.json``, every string in it made harmless (``harmless.tree``): Gradescope shows them as they are."""
+    return json.dumps(harmless.tree(results(report)), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,7 +1,8 @@
 """``grade --json``: every report and the batch summary as one JSON document.
 
 The schema is ``grade.schema.json`` beside this module (JSON Schema, draft 2020-12). Keys are
-sorted; timing lives only in ``seconds``.
+sorted; timing lives only in ``seconds``. Every string goes through ``harmless``: a reader that shows
+a message as it is (a terminal, a web page) is shown no control character.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from dedup_harness.core.provenance import here
+from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.report import GradeReport, batch_warning
+from dedup_harness.grade.reports import harmless
 from dedup_harness.grade.scoring import points_number
 
 SCHEMA_ID = "dedup-harness/grade/1"
@@ -45,6 +48,9 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
                 "minimal_case": check.feedback.minimal_case.as_dict()
                 if check.feedback and check.feedback.minimal_case
                 else None,
+                "look_alike": look_alike.case_notes(check.feedback.minimal_case)
+                if check.feedback and check.feedback.minimal_case
+                else [],
             }
             for check in report.checks
         ],
@@ -73,4 +79,6 @@ def document(reports: Sequence[GradeReport], summary: dict[str, Any]) -> dict[st
 
 
 def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
-    return json.dumps(document(reports, summary), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    """The document, every string in it made harmless (``harmless.tree``)."""
+    safe = harmless.tree(document(reports, summary))
+    return json.dumps(safe, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -7,7 +7,9 @@ Timing lives only in the ``time`` attributes: a testcase's is how long the check
 What the readers need, checked against them in the tests: the root ``testsuites`` carries the totals
 (tests, failures, errors, time; Jenkins' junit-10.xsd allows no ``skipped`` there, and grading skips
 nothing, so each ``testsuite`` says ``skipped="0"``); property names are unique across the whole file,
-because readers such as xunitparser merge every suite's properties into one table.
+because readers such as xunitparser merge every suite's properties into one table. Every text and
+attribute goes through ``harmless`` once the tree is built: the file stays well-formed XML 1.0 whatever
+a submission wrote.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from collections.abc import Sequence
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.report import GradeReport, Status, batch_warning
+from dedup_harness.grade.reports import harmless
 from dedup_harness.grade.scoring import points_text
 
 TOTALS = ("tests", "failures", "errors")
@@ -30,12 +33,23 @@ def render(reports: Sequence[GradeReport]) -> str:
     for total in TOTALS:
         suites.set(total, str(sum(int(suite.get(total, "0")) for suite in suites)))
     suites.set("time", f"{sum(float(suite.get('time', '0')) for suite in suites):.3f}")
+    _made_harmless(suites)
     ET.indent(suites)
     declaration, _, body = ET.tostring(suites, encoding="unicode", xml_declaration=True).partition("\n")
-    warning = batch_warning(reports)
+    warning = harmless.line(batch_warning(reports))
     if warning:  # first, right after the declaration: the run graded without isolation
         body = f"<!-- WARNING: {warning.replace('--', '- -')} -->\n{body}"
     return f"{declaration}\n{body}\n"
+
+
+def _made_harmless(root: ET.Element) -> None:
+    """Every text and attribute value of the tree through ``harmless``: no character XML 1.0 forbids (one NUL
+    in a message would make the whole batch's file unreadable to every CI reader), no control character."""
+    for element in root.iter():
+        if element.text:
+            element.text = harmless.text(element.text)
+        for name, value in element.attrib.items():
+            element.set(name, harmless.line(value))
 
 
 def _suite(report: GradeReport) -> ET.Element:

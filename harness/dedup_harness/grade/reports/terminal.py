@@ -1,10 +1,17 @@
 """Grade reports for people: one table per submission with its feedback, and a batch table.
 
-Student output stays out unless asked for (``--show-student-output``); its size is always said.
+Everything printed goes through ``harmless`` first (and as ``Text``, never as console markup): a
+message with ESC or BEL in it shows ``\\x1b`` and ``\\x07``, and nothing a submission wrote reaches
+the terminal as a control sequence. A minimal case that an earlier check already showed is named,
+not printed again. The batch table fits the console's width (80 columns at least): paths are
+shortened in the middle, lost checks are numbers and each pitfall a mutant's name, with a legend
+under the table that says each once. Student output stays out unless asked for
+(``--show-student-output``); its size is always said.
 """
 
 from __future__ import annotations
 
+import os
 import textwrap
 from collections.abc import Sequence
 
@@ -13,66 +20,137 @@ from rich.table import Table
 from rich.text import Text
 
 from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.minimize.text import repeats
 from dedup_harness.grade.report import GradeReport, Status, batch_warning
+from dedup_harness.grade.reports import harmless, words
 from dedup_harness.grade.scoring import out_of, points_text
 
 WARNING_STYLE = "bold white on red"
 STYLE = {Outcome.PASSED: "green", Outcome.FAILED: "red", Outcome.ERROR: "magenta", Outcome.TIMEOUT: "yellow"}
+BATCH_COLUMNS = ("submission", "score", "status", "lost checks", "fails like")
+# What a table of show_edge=False adds to its columns' text: a space each side of every column and a
+# rule between two.
+TABLE_PADDING = 2
+NARROWEST_NAME = 16  # characters of a submission's name, however narrow the console
+
+
+def say(console: Console, text: str, style: str = "") -> None:
+    """Print ``text`` made harmless, as plain text (a ``[`` in it is never console markup)."""
+    console.print(Text(harmless.text(text), style=style), soft_wrap=True)
 
 
 def print_warning(console: Console, warning: str) -> None:
     """A run graded without isolation says so before anything else."""
     if warning:
-        console.print(Text(f"WARNING: {warning}", style=WARNING_STYLE))
+        say(console, f"WARNING: {warning}", WARNING_STYLE)
 
 
 def print_report(console: Console, report: GradeReport, *, show_student_output: bool = False) -> None:
     print_warning(console, report.warning)
     score = f"{points_text(report.score)} / {points_text(report.max_score)}"
-    console.print(Text(f"{report.submission}: {score}", style="bold"))
+    say(console, f"{harmless.line(report.submission)}: {score}", "bold")
     if report.status is Status.HARNESS_ERROR:
-        console.print(Text(f"HARNESS ERROR (not the submission's fault): {report.harness_error}", style="bold red"))
+        say(console, f"HARNESS ERROR (not the submission's fault): {report.harness_error}", "bold red")
     for problem in report.problems:
-        console.print(Text(f"problem: {problem}", style="red"))
+        say(console, f"problem: {harmless.line(problem)}", "red")  # one line each: none passes for another
     if report.unjudged:
-        console.print(Text(report.unjudged, style="magenta"))
+        say(console, harmless.line(report.unjudged), "magenta")
     for diagnosis in report.diagnosis:
-        console.print(Text(diagnosis.line(), style="yellow"))
+        say(console, diagnosis.line(), "yellow")
+    console.print(_check_table(report))
+    if report.status is Status.GRADED:
+        _print_feedback(console, report)
+    for attempt in report.attempts:
+        say(console, f"attempt: {harmless.line(attempt)}", "magenta")
+    if report.protections:
+        _print_protections(console, report)
+    if show_student_output and report.student_output:
+        say(console, "student output:", "bold")
+        say(console, report.student_output)
+    elif report.student_output:
+        say(console, f"({len(report.student_output)} characters of student output captured; --show-student-output)")
+    console.print()
+
+
+def _check_table(report: GradeReport) -> Table:
     table = Table(show_edge=False)
     for column in ("#", "check", "outcome", "points"):
         table.add_column(column, justify="right" if column in ("#", "points") else "left")
     for check in report.checks:
         outcome = Text(str(check.outcome), style=STYLE[check.outcome])
         table.add_row(str(check.number), check.name, outcome, out_of(check.score, check.max_score))
-    console.print(table)
+    return table
+
+
+def _print_feedback(console: Console, report: GradeReport) -> None:
+    """Each lost check's feedback; a minimal case an earlier check showed is named, not printed again."""
+    same = repeats([(c.number, c.feedback.minimal_case if c.feedback else None) for c in report.checks])
     for check in report.checks:
-        if check.feedback and report.status is Status.GRADED:
-            console.print(Text(f"{check.number}. {check.name} ({check.outcome})", style="bold"))
-            console.print(Text(textwrap.indent(check.feedback.text(), "    ")), soft_wrap=True)
-    for attempt in report.attempts:
-        console.print(Text(f"attempt: {attempt}", style="magenta"))
-    if report.protections:
-        console.print(f"protections: the {report.protections.get('tier', '?')} tier")
-        for line in [*report.protections.get("in_force", []), *report.protections.get("notes", [])]:
-            console.print(f"  - {line}", soft_wrap=True)
-        for line in report.protections.get("missing", []):
-            console.print(Text(f"  - not in force: {line}", style="yellow"), soft_wrap=True)
-    if show_student_output and report.student_output:
-        console.print(Text("student output:", style="bold"))
-        console.print(Text(report.student_output), soft_wrap=True)
-    elif report.student_output:
-        console.print(f"({len(report.student_output)} characters of student output captured; --show-student-output)")
-    console.print()
+        if check.feedback:
+            say(console, f"{check.number}. {check.name} ({check.outcome})", "bold")
+            say(console, textwrap.indent(check.feedback.text(same_case_as=same.get(check.number)), "    "))
+
+
+def _print_protections(console: Console, report: GradeReport) -> None:
+    said = words.protections(report.protections)
+    say(console, f"protections: {said.tier}")
+    for line in said.in_force:
+        say(console, f"  - {line}")
+    for line in said.missing:
+        say(console, f"  - not in force: {line}", "yellow")
 
 
 def print_batch(console: Console, reports: Sequence[GradeReport]) -> None:
+    """The batch table within the console's width, then a legend of the lost checks and the pitfalls."""
     print_warning(console, batch_warning(reports))
+    folder = common_folder([harmless.line(r.submission) for r in reports])
+    if folder:
+        say(console, f"submissions under {folder}")
+    cells = [
+        [
+            harmless.line(r.submission)[len(folder) :],
+            out_of(r.score, r.max_score),
+            str(r.status),
+            words.ranges(words.lost_numbers(r)),
+            words.fails_like(r),
+        ]
+        for r in reports
+    ]
+    others = sum(max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(BATCH_COLUMNS) if i)
+    room = max(NARROWEST_NAME, console.width - others - TABLE_PADDING * len(BATCH_COLUMNS) - len(BATCH_COLUMNS) + 1)
     table = Table(title="grades", show_edge=False)
-    table.add_column("submission", overflow="fold")  # a path is worth reading whole
-    for column in ("score", "status", "lost checks", "fails like"):
-        table.add_column(column, justify="right" if column == "score" else "left")
-    for report in reports:
-        lost = " ".join(str(c.number) for c in report.checks if c.outcome is not Outcome.PASSED)
-        like = " ".join(d.mutant for d in report.diagnosis if d.exact) or "+".join(d.mutant for d in report.diagnosis)
-        table.add_row(report.submission, out_of(report.score, report.max_score), str(report.status), lost, like)
+    for column in BATCH_COLUMNS:
+        table.add_column(column, justify="right" if column == "score" else "left", no_wrap=True)
+    for name, *rest in cells:
+        table.add_row(Text(shortened(name, room)), *map(Text, rest))  # Text: a name's "[" is not markup
     console.print(table)
+    _print_legend(console, reports)
+
+
+def _print_legend(console: Console, reports: Sequence[GradeReport]) -> None:
+    checks = words.check_legend(reports)
+    if checks:
+        say(console, "lost checks, by number:", "bold")
+        for number, name in checks:
+            say(console, f"  {number:>2}  {name}")
+    pitfalls = words.pitfall_legend(reports)
+    if pitfalls:
+        say(console, "fails like: the mutant that fails the same checks (a+b: two that together do):", "bold")
+        for mutant, pitfall in pitfalls:
+            say(console, f"  {mutant}  {pitfall}")
+
+
+def common_folder(names: Sequence[str]) -> str:
+    """The folder every name lies under, with its trailing slash, when there are two names or more; else ""."""
+    if len(names) < 2:
+        return ""
+    folder = os.path.commonpath(names) if len({name.startswith("/") for name in names}) == 1 else ""
+    return folder + "/" if folder and folder != "/" and all(n.startswith(folder + "/") for n in names) else ""
+
+
+def shortened(name: str, width: int) -> str:
+    """``name`` within ``width`` characters, cut in the middle: a path's start and its end (the file) stay."""
+    if len(name) <= width:
+        return name
+    tail = (width - 1) * 2 // 3  # the end tells submissions apart more often than the start
+    return f"{name[: width - 1 - tail]}…{name[len(name) - tail :]}"
