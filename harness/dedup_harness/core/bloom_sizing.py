@@ -12,10 +12,9 @@ from __future__ import annotations
 import math
 
 LN2 = math.log(2)
-# Standard deviations of slack in the false-positive budget. Each unique paragraph meets the filter
-# once, while it fills, so its chance to read "present" is at most p; the count of false positives
-# among N paragraphs is then at most binomial(N, p), whose mean plus four standard deviations a
-# correct filter exceeds about three times in 100,000 runs (the normal tail above 4 sigma).
+# Standard deviations of slack in the false-positive budget: a correct filter meets more false
+# positives than its expected count plus four standard deviations about three times in 100,000 runs
+# (the normal tail above 4 sigma).
 SLACK = 4
 
 
@@ -35,9 +34,16 @@ def hashes(m: int, items: int) -> int:
 
 
 def budget(items: int, error_rate: float) -> int:
-    """The most false positives ``items`` unique paragraphs may meet at ``error_rate`` (with SLACK deviations).
+    """The most false positives ``items`` unique paragraphs may meet, screened into a filter sized for them at
+    ``error_rate`` by this rule (with SLACK standard deviations).
 
-    A whole number: at B = 10 (p = 2e-17) it is 0 for any corpus a test can build.
+    Each paragraph is asked about once, as the filter fills: the t-th meets a filter holding t items,
+    which reads "present" with probability (1 - e**(-k t / m))**k. The count is a sum of such draws;
+    its mean and variance are the sums over t. (Far below ``items * error_rate``: the filter reaches
+    its promised rate only when full.) A whole number: at B = 10 it is 0 for any corpus a test can build.
     """
-    mean = items * error_rate
-    return math.floor(mean + SLACK * math.sqrt(mean * (1 - error_rate)))
+    m = bits(items, error_rate)
+    k = hashes(m, items)
+    draws = [(1 - math.exp(-k * t / m)) ** k for t in range(items)]
+    mean, variance = sum(draws), sum(q * (1 - q) for q in draws)
+    return math.floor(mean + SLACK * math.sqrt(variance))
