@@ -69,19 +69,25 @@ def documents(subject: Subject, inputs: Inputs) -> Verdict:
 
 
 def hand(subject: Subject, inputs: Inputs) -> Verdict:
-    """The output, every stat, and each distinct paragraph's digest: the worked example's questions."""
+    """Each distinct paragraph's digest, then the output and every stat: the worked example's questions, in
+    the chapter's order (a wrong digest is the first answer that can be wrong, and says enough alone)."""
     expected = Expected(inputs["docs"], filter_sizes(inputs, 10)[0])
-    result = compare(subject, inputs, expected.every_stat())
+    wrong = {}
     for paragraph in dict.fromkeys(expected.paragraphs):
         want = hashlib.sha256(paragraph.encode("utf-8")).hexdigest()
         got = subject.impl.paragraph_hash(paragraph).hex()
         if got != want:
-            result.failing = True
-            result.differences.append(
-                f"paragraph_hash({paragraph!r}) should be the SHA-256 of its UTF-8 text, {want[:16]}..., "
-                f"got {got[:16]}..."
-            )
-    return result
+            wrong[paragraph] = (want, got)
+    if wrong:
+        return verdict(
+            {"paragraph_hash": {p: want for p, (want, _) in wrong.items()}},
+            {"paragraph_hash": {p: got for p, (_, got) in wrong.items()}},
+            [
+                f"paragraph_hash({p!r}) should be the SHA-256 of its UTF-8 text, {want[:16]}..., got {got[:16]}..."
+                for p, (want, got) in wrong.items()
+            ],
+        )
+    return compare(subject, inputs, expected.every_stat())
 
 
 def tiny_filter(subject: Subject, inputs: Inputs) -> Verdict:

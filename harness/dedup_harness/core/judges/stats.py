@@ -16,9 +16,12 @@ def stats(subject: Subject, inputs: Inputs) -> Verdict:
     """STATS_KEYS names the eight stats; each is a whole number once the output is exhausted; for an empty
     input, a filter sized for one paragraph, every count 0, and B's default of 10."""
     docs, b = inputs["docs"], inputs.get("bloom_bytes_per_item", DEFAULT_B)
+    names = tuple(subject.impl.STATS_KEYS)
+    if names != STATS_KEYS:  # the first question, and a wrong answer says enough alone
+        return verdict(
+            {"STATS_KEYS": STATS_KEYS}, {"STATS_KEYS": names}, [f"STATS_KEYS should be {STATS_KEYS}, got {names!r}"]
+        )
     differences = []
-    if tuple(subject.impl.STATS_KEYS) != STATS_KEYS:
-        differences.append(f"STATS_KEYS should be {STATS_KEYS}, got {tuple(subject.impl.STATS_KEYS)!r}")
     _, got = run_stage(subject.impl, docs, b)
     missing = [key for key in STATS_KEYS if type(got.get(key)) is not int]
     if missing:
