@@ -26,7 +26,7 @@ def run(impl: Any) -> Callable[..., tuple[list[Any], dict[str, Any]]]:
         stats: dict[str, Any] = {}
         output = impl.exact_dedup(iter(list(docs)), bloom_bytes_per_item, stats=stats, **options)
         # The grader's proxy reads a remote output to the end in a few round trips instead of one per
-        # document (dedup_harness.grade.proxy.RemoteIterator.read_all); any other output is read as list() does.
+        # document (dedup_harness.grade.remote_output.RemoteOutput.read_all); any other output is read as list() does.
         read_all = getattr(type(output), "read_all", None)
         return (read_all(output) if read_all is not None else list(output)), stats
 

@@ -14,13 +14,17 @@ session ends writes FILE:
         {"kind": "syntax|import|missing|signature", "message": "..."}
       ],
       "events": [                    # what the worker did, by check ("(before the checks)" etc.)
-        {"check": "test_...", "kind": "timeout|crash|exit|memory|disk|protocol|import|missing|
-                                       attempt|threads|output", "detail": "..."}
+        {"check": "test_...", "kind": "timeout|crash|exit|memory|disk|protocol|output too large|
+                                       import|missing|attempt|threads|output", "detail": "..."}
       ],
       "student_output": "...",       # the submission's stdout+stderr, truncated
-      "worker": {"uid": 1012345, "starts": 2, "start_seconds": [...], "used_seconds": 1.9}
-                                     # (what changes from run to run: keep it out of reports)
+      "worker": {"uid": 1012345, "starts": 2, "start_seconds": [...], "used_seconds": 1.9},
+      "grader": {"peak_bytes": 181403648}
+                                     # (what changes from run to run: keep both out of reports)
     }
+
+``grader.peak_bytes`` is this trusted process's own peak resident memory (the kernel's VmHWM, read
+as the session ends): what a submission's output made the grader hold at worst (``budget``).
 
 Limit options: --call-timeout, --submission-timeout, --memory-mb, --disk-mb. Isolation: --tier
 (``auto``, the strongest this machine offers, or a tier by name; a tier that cannot run here is an
@@ -50,7 +54,7 @@ from dedup_harness.grade.sandbox.interpreter import Interpreter
 from dedup_harness.grade.sandbox.tiers import AUTO, Tier, WorkerSetup, landlock_abi, seccomp_known, worker_setup
 from dedup_harness.grade.signature import static_problems
 from dedup_harness.grade.submission import Problem, compile_problems
-from dedup_harness.grade.worker_memory import WorkerMemory
+from dedup_harness.grade.worker_memory import WorkerMemory, status_bytes
 
 PLUGIN = __name__
 SUBMISSION_OPTION = "--submission"
@@ -127,6 +131,7 @@ class Grading:
                 "start_seconds": [round(s, 4) for s in self.proxy.start_seconds],
                 "used_seconds": round(self.proxy.used_seconds, 3),
             },
+            "grader": {"peak_bytes": status_bytes(os.getpid(), "VmHWM")},
         }
         self.sandbox.close()
         if self.output_path is not None:
