@@ -19,9 +19,9 @@ from dedup_harness.grade.faults import SubmissionExited, WorkerCrashed
 from dedup_harness.grade.plugin import plugin_args
 from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.remote_output import RemoteOutput
-from dedup_harness.grade.worker.batches import TAKE_DOCUMENTS
 from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.submission import prepare
+from dedup_harness.grade.worker.batches import TAKE_DOCUMENTS
 
 DOCS = [Doc("a", "One.\n\nTwo.", {"n": 1}), Doc("b", "Two.\n\nThree."), Doc("c", "One.")]
 
@@ -107,6 +107,34 @@ def test_read_all_after_next_reads_the_rest(proxy: SubmissionProxy) -> None:
     stage = proxy.exact_dedup(iter(DOCS), 10)
     assert next(stage) == DOCS[0]
     assert stage.read_all() == [Doc("b", "Three.")]
+
+
+class Interrupted(BaseException):
+    """What the check's own time limit raises in the grader (from SIGALRM), wherever the grader is."""
+
+
+def test_a_check_interrupted_mid_request_leaves_nothing_for_the_next_call(proxy: SubmissionProxy) -> None:
+    """The grader gives up on a request whose reply is on its way; the next call still gets its own answer.
+
+    (The worker's pulls and its batch used to wait in the pipe and be read as the answers to the next
+    calls: the third one failed with "malformed tag 'take' during paragraphs()".)
+    """
+    stage = proxy.exact_dedup(iter(many_docs(100)), 10)
+    channel = proxy.life.channel
+    assert channel is not None
+    receive_line = channel.receive_line
+
+    def interrupted(*args: object, **kwargs: object) -> bytes:
+        raise Interrupted  # once the request is sent, before its reply is read
+
+    channel.receive_line = interrupted  # type: ignore[method-assign]
+    starts = proxy.starts
+    with pytest.raises(Interrupted):
+        stage.read_all()
+    channel.receive_line = receive_line  # type: ignore[method-assign]
+    for text in ("a\n\n b", "c\n\nd", "e"):
+        assert proxy.paragraphs(text) == proxy.paragraphs(text) == text.replace(" ", "").split("\n\n")
+    assert proxy.starts == starts + 1, "the worker left busy with the abandoned request was replaced"
 
 
 SUBMISSION = """

@@ -81,6 +81,8 @@ class Channel:
             if not chunk:
                 raise ChannelClosed
             self.buffer += chunk
+        if self.longest is not None and end > self.longest:
+            raise ChannelOverflow
         line = bytes(self.buffer[:end])
         del self.buffer[: end + 1]
         return line
