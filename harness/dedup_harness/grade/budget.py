@@ -28,6 +28,9 @@ from dedup_harness.grade.worker.messages import MAX_MESSAGE
 # MAX_MESSAGE (8 MiB, in ``worker/messages``): one message; 23 times the most a check needs.
 CALL_BYTES = 16 << 20  # one call of the module (read_all counts as one): 47 times the most a check needs
 CHECK_BYTES = 32 << 20  # one check case (one pytest item): 7 times the most a check needs
+# After a check that received more than this, the grading plugin collects garbage at once: what the
+# check got may hang on a failed check's exception, in a cycle with its frames.
+COLLECT_AFTER = 4 << 20
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from dedup_harness.grade.faults import WorkerCrashed
+from dedup_harness.grade.faults import SubmissionExited, WorkerCrashed
 from dedup_harness.grade.link import Link
 from dedup_harness.grade.worker import messages as m
 from dedup_harness.grade.worker.batches import pull_batch
@@ -125,6 +125,21 @@ class Exchange:
         if reply.kind not in expect | ALWAYS:
             raise self.life.protocol(desc, f"a reply of the wrong kind ({reply.kind})")
         return reply
+
+    def outcome(self, reply: Reply, desc: str) -> Any:
+        """What the check gets of a reply: the value, or the submission's exception raised."""
+        if reply.kind == m.STOP:
+            raise StopIteration
+        if reply.kind == m.ERROR:
+            if isinstance(reply.value, MemoryError):
+                limit = self.limits.memory_bytes >> 20
+                self.link.events.record("memory", f"ran out of memory during {desc} (limit {limit} MiB)")
+            raise reply.value
+        if reply.kind == m.EXIT:
+            detail = f"the submission raised {reply.value} during {desc}"
+            self.link.events.record("exit", detail)
+            raise SubmissionExited(detail)
+        return reply.value
 
     def _await_reply(self, number: int, desc: str) -> Reply:
         left = self.limits.call_seconds

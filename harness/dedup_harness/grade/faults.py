@@ -54,7 +54,7 @@ class OutputTooLarge(WorkerFault):
 def too_large_words(sent: str) -> str:
     """The one line a student reads when a check ends because the output was too large; ``sent`` says
     what sent how much (``budget.Overdrawn.words``)."""
-    return f"{sent}: the grader reads no more of it, this check fails and the next one starts afresh"
+    return f"{sent}; the grader read no further, and the next check starts with a fresh worker"
 
 
 @dataclass

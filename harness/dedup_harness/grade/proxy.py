@@ -27,7 +27,6 @@ from dedup_harness.grade.faults import (
     OutputTooLarge,
     SandboxFailed,
     SubmissionBroken,
-    SubmissionExited,
     WorkerCrashed,
     WorkerFault,
     WorkerTimeout,
@@ -88,7 +87,8 @@ class SubmissionProxy:
 
     @property
     def STATS_KEYS(self) -> Any:
-        self._ensure_worker()
+        with self.budget.call():
+            self._ensure_worker()
         entry = (self.surface or {}).get("STATS_KEYS", {})
         if entry.get("kind") != "value" or "value" not in entry:
             raise self._missing("STATS_KEYS", "is missing or is not a plain value")
@@ -111,7 +111,7 @@ class SubmissionProxy:
         desc = "the isolation probe"
         with self.budget.call():
             self._ensure_worker()
-            outcomes = self.result(self.exchange.request(desc, lambda n: m.probe(n, tries), VALUE_ONLY), desc)
+            outcomes = self.exchange.outcome(self.exchange.request(desc, lambda n: m.probe(n, tries), VALUE_ONLY), desc)
         if type(outcomes) is not dict:
             raise self.life.protocol(desc, "a reply that is not a dict")
         return {str(key): str(value) for key, value in outcomes.items()}
@@ -136,7 +136,7 @@ class SubmissionProxy:
             )
             if reply.kind == m.OUTPUT_MADE:
                 return RemoteOutput(self, reply.value, incarnation, lent)
-            return self.result(reply, desc)
+            return self.exchange.outcome(reply, desc)
 
     def _argument(self, value: Any, lent: Lent, *, docs: bool) -> Any:
         """An argument on the wire: the docs are lent as an input the worker pulls, a stats dict as a mirror."""
@@ -158,31 +158,18 @@ class SubmissionProxy:
             raise WorkerCrashed(f"{desc}: the worker behind this output was stopped after an earlier failure")
         return self.exchange.request(desc, lambda n: m.on_output(kind, n, output.output_id), expect)
 
-    def result(self, reply: Reply, desc: str) -> Any:
-        """What the check gets of a reply: the value, or the submission's exception raised."""
-        if reply.kind == m.STOP:
-            raise StopIteration
-        if reply.kind == m.ERROR:
-            if isinstance(reply.value, MemoryError):
-                limit = self.limits.memory_bytes >> 20
-                self.log.record("memory", f"ran out of memory during {desc} (limit {limit} MiB)")
-            raise reply.value
-        if reply.kind == m.EXIT:
-            detail = f"the submission raised {reply.value} during {desc}"
-            self.log.record("exit", detail)
-            raise SubmissionExited(detail)
-        return reply.value
-
     # -- the worker's life ------------------------------------------------------------------------
 
     def start(self) -> None:
         """Start the worker now (it imports the submission) unless it runs already."""
-        self._ensure_worker()
+        with self.budget.call():
+            self._ensure_worker()
 
     def restart_worker(self) -> None:
         """Stop the worker and start a fresh incarnation."""
         self.life.stop()
-        self._ensure_worker()
+        with self.budget.call():
+            self._ensure_worker()
 
     def worker_pid(self) -> int | None:
         """The running worker's outermost process (bubblewrap's or unshare's, in those tiers), or None.
@@ -233,7 +220,7 @@ class SubmissionProxy:
         if self.life.running:
             try:
                 reply = self.exchange.request("the final check-out", m.bye, VALUE_ONLY)
-                names = self.result(reply, "the final check-out")
+                names = self.exchange.outcome(reply, "the final check-out")
                 if names:
                     shown = ", ".join(map(str, list(names)[:5]))
                     self.log.record("threads", f"the submission left {len(names)} thread(s) running: {shown}; killed")

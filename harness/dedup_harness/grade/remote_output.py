@@ -35,13 +35,13 @@ class RemoteOutput:
         with self.proxy.budget.call():
             reply = self.proxy.on_output(m.NEXT, self)
             assert reply is not None
-            return self.proxy.result(reply, NEXT)
+            return self.proxy.exchange.outcome(reply, NEXT)
 
     def close(self) -> None:
         with self.proxy.budget.call():
             reply = self.proxy.on_output(m.CLOSE, self)
             if reply is not None:
-                self.proxy.result(reply, "close() on exact_dedup's output")
+                self.proxy.exchange.outcome(reply, "close() on exact_dedup's output")
 
     def read_all(self) -> list[Any]:
         """Every output still to come, as ``list(self)`` gives it, a batch of documents per round trip."""
@@ -53,7 +53,7 @@ class RemoteOutput:
                 if reply.kind == m.STOP:
                     return outputs
                 if reply.kind != m.BATCH:
-                    self.proxy.result(reply, NEXT)  # raises the submission's error or exit
+                    self.proxy.exchange.outcome(reply, NEXT)  # raises the submission's error or exit
                 outputs += reply.value
                 if reply.done:
                     return outputs
