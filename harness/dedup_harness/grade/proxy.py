@@ -219,7 +219,8 @@ class SubmissionProxy:
         self.current_check = "(after the checks)"
         if self.life.running:
             try:
-                reply = self.exchange.request("the final check-out", m.bye, VALUE_ONLY)
+                with self.budget.call():
+                    reply = self.exchange.request("the final check-out", m.bye, VALUE_ONLY)
                 names = self.exchange.outcome(reply, "the final check-out")
                 if names:
                     shown = ", ".join(map(str, list(names)[:5]))

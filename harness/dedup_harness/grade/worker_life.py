@@ -105,8 +105,9 @@ class WorkerLife:
     def protocol(self, desc: str, what: str) -> WorkerCrashed:
         """The worker sent ``what`` (something the exchange cannot take) during ``desc``."""
         self.stop()
-        self.events.record("protocol", f"the worker sent {what} during {desc}; it was stopped")
-        return WorkerCrashed(f"the worker sent {what} during {desc}; it was stopped")
+        detail = f"the worker sent {what} during {desc}; it was stopped"
+        self.events.record("protocol", detail)  # the check sees a crash: the worker is gone
+        return WorkerCrashed(detail)
 
     def too_large(self, desc: str, overdrawn: Overdrawn) -> OutputTooLarge:
         self.stop()

@@ -52,11 +52,15 @@ class Channel:
         """Write one message; past ``deadline`` (a ``time.monotonic()`` value) it is a ChannelTimeout."""
         view = memoryview(encode_line(message))
         with self.lock:
+            if deadline is not None and os.get_blocking(self.write_fd):
+                os.set_blocking(self.write_fd, False)  # a write into a full pipe never waits past the deadline
             while view:
                 if deadline is not None and not _ready(self.write_fd, deadline, writing=True):
                     raise ChannelTimeout
                 try:
                     view = view[os.write(self.write_fd, view[:CHUNK]) :]
+                except BlockingIOError:
+                    continue  # the other side read less than select promised: wait again
                 except BrokenPipeError:
                     raise ChannelClosed from None
 

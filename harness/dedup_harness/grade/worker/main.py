@@ -29,7 +29,7 @@ import select
 import sys
 import threading
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +65,7 @@ class Worker:
         self.lifeline = lifeline  # our own thread: not one the submission left running
         self.module: Any = None
         self.doc_type: Any = None
-        self.outputs: dict[int, Iterator[Any]] = {}
+        self.outputs: dict[int, Any] = {}  # whatever the submission returned that has a __next__
         self.mirrors: dict[int, dict[Any, Any]] = {}
         self.mirrors_of_output: dict[int, list[int]] = {}
         self.drop: list[int] = []  # mirrors to forget once the current reply is sent
@@ -192,7 +192,7 @@ class Worker:
         return m.batch(number, batch.items, False)
 
     def close(self, number: int, output: int) -> dict[str, Any]:
-        getattr(self.outputs[output], "close")()  # noqa: B009 (an output may be any iterator)
+        self.outputs[output].close()
         self.drop += self.mirrors_of_output.pop(output, [])
         return m.value(number, None)
 

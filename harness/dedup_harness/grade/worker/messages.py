@@ -92,7 +92,6 @@ def checked(message: dict[str, Any], kinds: frozenset[str] | None = None) -> dic
 
 
 FROM_GRADER = frozenset({CALL, NEXT, TAKE, CLOSE, PROBE, BYE, FEED})
-FROM_WORKER = frozenset(SHAPES) - FROM_GRADER
 
 
 # -- the grader's side ------------------------------------------------------------------------------
