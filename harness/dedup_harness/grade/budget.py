@@ -7,13 +7,15 @@ stale reply that is dropped) counts against the call and the check it arrives in
 spent waiting for it, reading it and rebuilding it counts against the submission's seconds, as the
 time its own code runs does.
 
-The sizes, and why: what the reference's checks receive at most is 0.35 MiB in one message, 0.34 MiB
-in one call and 4.5 MiB in one check (the spool's memory check: two corpora of 1.6 and 3.1 MB). The
-worst a byte can cost once rebuilt is about 10 bytes (many short distinct strings: 8 bytes on the
-wire, 60 in memory), and reading one message costs up to about 20 times its size while it lasts
-(``json`` builds every tag's dict before it is rebuilt). So a check that keeps everything it got holds
-at most about 10 x CHECK_BYTES (320 MiB) plus one message being read (160 MiB): with the suite's own
-process (some 150 MiB), the grader stays under 1 GiB whatever a submission sends.
+The sizes, and why: what the reference's checks receive at most is 0.34 MiB in one message, 1 MiB
+in one call (a read_all) and 4.5 MiB in one check (the spool's memory check: two corpora of 1.6 and
+3.1 MB); a correct submission written differently, the same. A byte costs at most about 10 once
+rebuilt (many short distinct strings: 8 bytes on the wire, 60 in memory), and reading one message
+costs up to about 20 times its size while it lasts (``json`` builds every tag's dict before it is
+rebuilt). So a check that keeps everything it got holds at most about 10 x CHECK_BYTES (320 MiB),
+plus one message being read (160 MiB), plus the suite's own process (60 to 150 MiB): under 1 GiB.
+What a check leaves behind is freed before the next (the grading plugin collects the cycles a
+failed check's exception holds, and cuts the failure text pytest keeps), so checks do not add up.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from dedup_harness.grade.worker.messages import MAX_MESSAGE
 
 # MAX_MESSAGE (8 MiB, in ``worker/messages``): one message; 23 times the most a check needs.
-CALL_BYTES = 16 << 20  # one call of the module (read_all counts as one): 47 times the most a check needs
+CALL_BYTES = 16 << 20  # one call of the module (read_all counts as one): 16 times the most a check needs
 CHECK_BYTES = 32 << 20  # one check case (one pytest item): 7 times the most a check needs
 # After a check that received more than this, the grading plugin collects garbage at once: what the
 # check got may hang on a failed check's exception, in a cycle with its frames.
