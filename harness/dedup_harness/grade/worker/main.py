@@ -39,7 +39,7 @@ from .audit import AuditHook
 from .batches import take_batch
 from .channel import Channel, ChannelClosed
 from .surface import surface
-from .wire import INPUT, MAX_TEXT, MIRROR, NAMES, OUTPUT, described, rebuilt
+from .wire import HANDLE_ID, INNER, INPUT, MAX_TEXT, MIRROR, NAMES, OUTPUT, described, rebuilt
 from .wire import decode as decode_value
 from .wire import encode as encode_value
 
@@ -85,12 +85,12 @@ class Worker:
     def resolve(self, tag: str, value: dict[str, Any]) -> Any:
         """A handle from the grader: its input to pull from, an output of ours, or a stats dict to mirror."""
         if tag == INPUT:
-            return RemoteInput(self, value["id"])
+            return RemoteInput(self, value[HANDLE_ID])
         if tag == OUTPUT:
-            return self.outputs[value["id"]]
+            return self.outputs[value[HANDLE_ID]]
         assert tag == MIRROR
-        mirrored = {self.decode(k): self.decode(v) for k, v in value["v"]}
-        self.mirrors[value["id"]] = mirrored
+        mirrored = {self.decode(k): self.decode(v) for k, v in value[INNER]}
+        self.mirrors[value[HANDLE_ID]] = mirrored
         return mirrored
 
     # -- replies --------------------------------------------------------------------------------
