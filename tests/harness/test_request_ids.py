@@ -17,12 +17,15 @@ from typing import Any
 import pytest
 
 from corpus.doc import Doc
+from dedup_harness.grade import budget as budget_module
+from dedup_harness.grade import exchange as exchange_module
 from dedup_harness.grade.budget import CALL_BYTES, Budget
 from dedup_harness.grade.exchange import Exchange
 from dedup_harness.grade.faults import EventLog, OutputTooLarge, WorkerCrashed
 from dedup_harness.grade.link import Link
 from dedup_harness.grade.sandbox import Limits, WorkerProcess
 from dedup_harness.grade.worker import messages as m
+from dedup_harness.grade.worker import wire
 from dedup_harness.grade.worker.channel import Channel, ChannelClosed
 from dedup_harness.grade.worker.wire import encode
 from dedup_harness.grade.worker_life import WorkerLife
@@ -176,11 +179,31 @@ def test_a_check_over_its_bytes_asks_the_worker_nothing_more(linked: Any) -> Non
     assert len(link.log.events) == 1, "one line per check, however many of its calls hit the cap"
 
 
-def test_reading_and_rebuilding_a_reply_counts_as_the_submissions_time(linked: Any) -> None:
+class StoppedClock:
+    """A clock that moves only when told: the budget's, for a test that must not time anything."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_rebuilding_a_reply_counts_as_the_submissions_time(linked: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seconds spent rebuilding a value (here a clock moved by 5 s while it is rebuilt) are the submission's."""
+    clock = StoppedClock()
+
+    def slow_decode(value: Any, doc_type: type, **options: Any) -> Any:
+        clock.now += 5.0
+        return wire.decode(value, doc_type, **options)
+
+    monkeypatch.setattr(budget_module, "time", clock)
+    monkeypatch.setattr(exchange_module, "decode", slow_decode)
+
     def peer(channel: Channel) -> None:
         asked = channel.receive()
-        channel.send(value(asked[m.ID], [str(n) for n in range(100_000)]))
+        channel.send(value(asked[m.ID], ["rebuilt"]))
 
     link = linked(peer)
-    assert len(ask_for_a_value(link.exchange)) == 100_000
-    assert link.budget.used_seconds > 0
+    assert ask_for_a_value(link.exchange) == ["rebuilt"]
+    assert link.budget.used_seconds == 5.0
