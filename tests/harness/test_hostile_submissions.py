@@ -117,7 +117,7 @@ def test_a_fork_bomb_is_stopped_and_cleaned_up(tmp_path: Path, tier: str) -> Non
 def test_a_huge_reply_is_refused(tmp_path: Path) -> None:
     graded = grade(hostile_source("huge_reply"), tmp_path, checks=[SPLIT])
     assert graded.outcome(SPLIT) is Outcome.ERROR
-    assert graded.says("protocol", "the worker sent a reply over 8 MiB during paragraphs()")
+    assert graded.says("output too large", "paragraphs() sent the grader more than 8 MiB in one message")
 
 
 def test_a_flood_of_output_is_cut(tmp_path: Path) -> None:

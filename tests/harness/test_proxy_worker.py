@@ -17,9 +17,11 @@ from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import run_suite
 from dedup_harness.grade.faults import SubmissionExited, WorkerCrashed
 from dedup_harness.grade.plugin import plugin_args
-from dedup_harness.grade.proxy import TAKE_BATCH, RemoteIterator, SubmissionProxy
+from dedup_harness.grade.proxy import SubmissionProxy
+from dedup_harness.grade.remote_output import RemoteOutput
 from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.submission import prepare
+from dedup_harness.grade.worker.batches import TAKE_DOCUMENTS
 
 DOCS = [Doc("a", "One.\n\nTwo.", {"n": 1}), Doc("b", "Two.\n\nThree."), Doc("c", "One.")]
 
@@ -48,7 +50,7 @@ def test_an_error_keeps_its_builtin_type_and_message(proxy: SubmissionProxy) -> 
 def test_the_output_is_an_iterator_and_the_stats_come_back_into_the_callers_dict(proxy: SubmissionProxy) -> None:
     stats: dict[str, int] = {}
     stage = proxy.exact_dedup(iter(DOCS), 10, stats=stats)
-    assert isinstance(stage, RemoteIterator) and iter(stage) is stage
+    assert isinstance(stage, RemoteOutput) and iter(stage) is stage
     assert next(stage) == DOCS[0]
     assert stats == {}, "stats are filled once the output is exhausted, not before"
     assert list(stage) == [Doc("b", "Three.")]
@@ -86,10 +88,10 @@ def many_docs(count: int, chars: int = 20) -> list[Doc]:
 
 
 @pytest.mark.parametrize(
-    ("count", "chars"), [(0, 20), (1, 20), (TAKE_BATCH, 20), (3 * TAKE_BATCH + 7, 20), (40, 60_000)]
+    ("count", "chars"), [(0, 20), (1, 20), (TAKE_DOCUMENTS, 20), (3 * TAKE_DOCUMENTS + 7, 20), (40, 60_000)]
 )
 def test_read_all_gives_what_list_gives_batch_after_batch(proxy: SubmissionProxy, count: int, chars: int) -> None:
-    """Batches end at TAKE_BATCH documents or at about a MiB of text; nothing is lost or doubled."""
+    """Batches end at TAKE_DOCUMENTS documents or at about a MiB of text; nothing is lost or doubled."""
     docs = many_docs(count, chars)
     by_list: dict[str, int] = {}
     by_batches: dict[str, int] = {}
@@ -105,6 +107,34 @@ def test_read_all_after_next_reads_the_rest(proxy: SubmissionProxy) -> None:
     stage = proxy.exact_dedup(iter(DOCS), 10)
     assert next(stage) == DOCS[0]
     assert stage.read_all() == [Doc("b", "Three.")]
+
+
+class Interrupted(BaseException):
+    """What the check's own time limit raises in the grader (from SIGALRM), wherever the grader is."""
+
+
+def test_a_check_interrupted_mid_request_leaves_nothing_for_the_next_call(proxy: SubmissionProxy) -> None:
+    """The grader gives up on a request whose reply is on its way; the next call still gets its own answer.
+
+    (The worker's pulls and its batch used to wait in the pipe and be read as the answers to the next
+    calls: the third one failed with "malformed tag 'take' during paragraphs()".)
+    """
+    stage = proxy.exact_dedup(iter(many_docs(100)), 10)
+    channel = proxy.life.channel
+    assert channel is not None
+    receive_line = channel.receive_line
+
+    def interrupted(*args: object, **kwargs: object) -> bytes:
+        raise Interrupted  # once the request is sent, before its reply is read
+
+    channel.receive_line = interrupted  # type: ignore[method-assign]
+    starts = proxy.starts
+    with pytest.raises(Interrupted):
+        stage.read_all()
+    channel.receive_line = receive_line  # type: ignore[method-assign]
+    for text in ("a\n\n b", "c\n\nd", "e"):
+        assert proxy.paragraphs(text) == proxy.paragraphs(text) == text.replace(" ", "").split("\n\n")
+    assert proxy.starts == starts + 1, "the worker left busy with the abandoned request was replaced"
 
 
 SUBMISSION = """
@@ -156,7 +186,8 @@ def test_a_forged_endless_empty_batch_stops_the_worker(tmp_path: Path) -> None:
     body = """
     yield from docs
 import grading_worker.main
-grading_worker.main.Worker.take = lambda self, gen, n: {"t": "take", "v": [], "done": False}
+from grading_worker import messages
+grading_worker.main.Worker.take = lambda self, number, output: messages.batch(number, [], False)
 """
     for proxy in submitted(tmp_path, body):
         with pytest.raises(WorkerCrashed, match="malformed batch"):

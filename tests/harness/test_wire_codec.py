@@ -16,8 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from corpus.doc import Doc
-from dedup_harness.grade.faults import rebuild_error
-from dedup_harness.grade.worker.wire import WireError, decode, encode
+from dedup_harness.grade.worker.wire import WireError, decode, encode, rebuilt
 
 
 @pytest.mark.parametrize(
@@ -77,7 +76,7 @@ def test_anything_else_on_the_wire_is_a_protocol_error(wire: Any) -> None:
         decode(wire, Doc)
 
 
-@pytest.mark.parametrize("tag", ["iter", "gen", "mirror"])
+@pytest.mark.parametrize("tag", ["input", "output", "mirror"])
 def test_the_grader_refuses_handles_the_worker_would_resolve(tag: str) -> None:
     with pytest.raises(WireError):
         decode({"t": tag, "id": 1, "v": []}, Doc)
@@ -99,8 +98,8 @@ def test_a_documents_fields_are_rebuilt_from_plain_data() -> None:
     ],
 )
 def test_the_workers_exceptions_map_onto_builtins(error: dict[str, str], kind: type, text: str) -> None:
-    rebuilt = rebuild_error(error)
-    assert type(rebuilt) is kind and str(rebuilt) == text
+    exception = rebuilt(error)
+    assert type(exception) is kind and str(exception) == text
 
 
 scalars = st.one_of(
@@ -136,7 +135,7 @@ def test_a_value_goes_from_the_worker_to_the_grader_and_back_unchanged(value: An
     """The worker's encoder, the grader's decoder, the grader's encoder, the worker's decoder: one round trip."""
     at_grader = decode(over_the_wire(encode(value, Doc, exact=False)), Doc)
     assert at_grader == value and type(at_grader) is type(value)
-    at_worker = decode(over_the_wire(encode(at_grader, Doc, exact=True)), Doc, handle=resolve_nothing)
+    at_worker = decode(over_the_wire(encode(at_grader, Doc, exact=True)), Doc, resolve=resolve_nothing)
     assert at_worker == value and type(at_worker) is type(value)
 
 

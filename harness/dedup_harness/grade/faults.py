@@ -1,18 +1,17 @@
-"""What can go wrong in the grading worker, as the checks see it, and the submission's own exceptions.
+"""What can go wrong in the grading worker, as the checks see it, and the events the report lists.
 
 A ``WorkerFault`` is a ``BaseException``: no check catches it, and Hypothesis does not shrink and
 replay it. The submission's own exceptions come back as one of a short list of builtin types
-(``wire.MAPPED``), with their message. Every fault, and every attempt the worker refused, is an
-``Event`` in the report.
+(``wire.MAPPED``, rebuilt by ``wire.rebuilt``), with their message. Every fault, and every attempt
+the worker refused, is an ``Event`` in the report: its kind, then one line in plain words.
 """
 
 from __future__ import annotations
 
 import signal
 from dataclasses import dataclass
-from typing import Any
 
-from dedup_harness.grade.worker.wire import WireError, mapped_type
+from dedup_harness.grade.worker.wire import MAX_ATTEMPTS
 
 
 class WorkerFault(BaseException):
@@ -46,6 +45,18 @@ class SubmissionBroken(WorkerFault):
     kind = "import"
 
 
+class OutputTooLarge(WorkerFault):
+    """The submission sent the grader more bytes than a message, a call or a check may (``budget``)."""
+
+    kind = "output too large"
+
+
+def too_large_words(sent: str) -> str:
+    """The one line a student reads when a check ends because the output was too large; ``sent`` says
+    what sent how much (``budget.Overdrawn.words``)."""
+    return f"{sent}; the grader read no further, and the next check starts with a fresh worker"
+
+
 @dataclass
 class Event:
     check: str
@@ -53,16 +64,28 @@ class Event:
     detail: str
 
 
-def rebuild_error(error: Any) -> BaseException:
-    """The submission's exception as one of the MAPPED builtin types, with its own message."""
-    if type(error) is not dict:
-        raise WireError("malformed error reply")
-    kind = mapped_type(error.get("type"))
-    origin, message = str(error.get("origin", "")), str(error.get("message", ""))
-    text = message if origin == kind.__name__ else f"{origin}: {message}"
-    if where := str(error.get("where", "")):
-        text += f" (at {where})"
-    return kind(text) if kind is not KeyError else KeyError(message)
+# Said once per submission: the same attempt or missing name at every call would drown the report.
+ONCE_PER_SUBMISSION = ("attempt", "missing")
+ONCE_PER_CHECK = (OutputTooLarge.kind,)  # one line per check, however many of its calls hit the cap
+
+
+class EventLog:
+    """The events of one submission, each filed under the check that was running."""
+
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.check = "(before the checks)"
+
+    def record(self, kind: str, detail: str) -> None:
+        event = Event(self.check, kind, detail)
+        if kind in ONCE_PER_SUBMISSION and any(e.kind == kind and e.detail == detail for e in self.events):
+            return
+        if kind in ONCE_PER_CHECK and event in self.events:
+            return
+        # Attempt notices come from the worker, which the submission can make send anything: a few do.
+        if kind == "attempt" and sum(e.kind == kind for e in self.events) >= MAX_ATTEMPTS:
+            return
+        self.events.append(event)
 
 
 def describe_status(status: int | None, mode: str) -> str:

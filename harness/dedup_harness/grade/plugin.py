@@ -14,13 +14,17 @@ session ends writes FILE:
         {"kind": "syntax|import|missing|signature", "message": "..."}
       ],
       "events": [                    # what the worker did, by check ("(before the checks)" etc.)
-        {"check": "test_...", "kind": "timeout|crash|exit|memory|disk|protocol|import|missing|
-                                       attempt|threads|output", "detail": "..."}
+        {"check": "test_...", "kind": "timeout|crash|exit|memory|disk|protocol|output too large|
+                                       import|missing|attempt|threads|output", "detail": "..."}
       ],
       "student_output": "...",       # the submission's stdout+stderr, truncated
-      "worker": {"uid": 1012345, "starts": 2, "start_seconds": [...], "used_seconds": 1.9}
-                                     # (what changes from run to run: keep it out of reports)
+      "worker": {"uid": 1012345, "starts": 2, "start_seconds": [...], "used_seconds": 1.9},
+      "grader": {"peak_bytes": 181403648}
+                                     # (what changes from run to run: keep both out of reports)
     }
+
+``grader.peak_bytes`` is this trusted process's own peak resident memory (the kernel's VmHWM, read
+as the session ends): what a submission's output made the grader hold at worst (``budget``).
 
 Limit options: --call-timeout, --submission-timeout, --memory-mb, --disk-mb. Isolation: --tier
 (``auto``, the strongest this machine offers, or a tier by name; a tier that cannot run here is an
@@ -30,6 +34,7 @@ error) and --worker-python (the worker's interpreter, as the grade command found
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import json
 import math
@@ -43,6 +48,7 @@ import pytest
 
 from dedup_harness.core.impl_under_test import IMPL_KEY
 from dedup_harness.core.memory_probe import MEMORY_PROBE_KEY
+from dedup_harness.grade.budget import COLLECT_AFTER
 from dedup_harness.grade.faults import WorkerFault
 from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
@@ -50,13 +56,14 @@ from dedup_harness.grade.sandbox.interpreter import Interpreter
 from dedup_harness.grade.sandbox.tiers import AUTO, Tier, WorkerSetup, landlock_abi, seccomp_known, worker_setup
 from dedup_harness.grade.signature import static_problems
 from dedup_harness.grade.submission import Problem, compile_problems
-from dedup_harness.grade.worker_memory import WorkerMemory
+from dedup_harness.grade.worker_memory import WorkerMemory, status_bytes
 
 PLUGIN = __name__
 SUBMISSION_OPTION = "--submission"
 SIDECAR_OPTION = "--grading-json"
 TIER_OPTION = "--tier"
 PYTHON_OPTION = "--worker-python"
+REPORT_TEXT = 8000  # characters of a failed case's text pytest keeps (the grade shows at most 4,000 of it)
 
 
 def plugin_args(root: Path, sidecar: Path | None, *options: str) -> list[str]:
@@ -111,7 +118,29 @@ class Grading:
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, Any, Any]:
         self.proxy.current_check = getattr(item, "originalname", item.name)
-        return (yield)
+        try:
+            return (yield)
+        finally:
+            # A failed check's exception holds its frames, and they what the check got: garbage in a
+            # cycle, freed only by the next full collection unless collected now.
+            if self.proxy.budget.check_bytes > COLLECT_AFTER:
+                gc.collect()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+        """A failed case's text, as pytest keeps it to the end of the session, cut to REPORT_TEXT characters.
+
+        A check's message may show what the submission returned (megabytes, at worst): kept for every
+        failed case, that would grow the grader without end. The grade reads the outcome recorder's
+        text (which takes it from the exception), never this one.
+        """
+        report: pytest.TestReport = yield
+        if report.longrepr is not None and report.failed:
+            text = report.longreprtext
+            if len(text) > REPORT_TEXT:
+                cut = len(text) - REPORT_TEXT
+                report.longrepr = f"{text[:REPORT_TEXT]}\n... ({cut} more characters cut by the grader)"
+        return report
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:
@@ -127,6 +156,7 @@ class Grading:
                 "start_seconds": [round(s, 4) for s in self.proxy.start_seconds],
                 "used_seconds": round(self.proxy.used_seconds, 3),
             },
+            "grader": {"peak_bytes": status_bytes(os.getpid(), "VmHWM")},
         }
         self.sandbox.close()
         if self.output_path is not None:

@@ -14,6 +14,7 @@ from typing import Any
 
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.grade.submission import Problem
+from dedup_harness.grade.worker.wire import FLOAT, INNER, TAG
 
 STUB = IMPL_ROOT / "corpus" / "dedup.pyi"
 KINDS = {
@@ -117,6 +118,6 @@ def default_differences(param: Param, default: dict[str, Any] | None) -> list[st
 
 def _plain(value: Any) -> Any:
     """A default as the worker sent it (tagged JSON), for comparison with the stub's literal."""
-    if type(value) is dict and value.get("t") == "float":
-        return float(value["v"])
+    if type(value) is dict and value.get(TAG) == FLOAT:
+        return float(value[INNER])
     return value if not isinstance(value, dict) else repr(value)

@@ -4,16 +4,11 @@ It runs in the sandbox (see this package's ``__init__``), standard library only:
 of dedup_harness, so the harness's own files never need to be visible to it. The submission's
 ``corpus.dedup`` is imported from ROOT.
 
-Protocol: one JSON object per line. Requests come on REQUEST_FD and replies go on REPLY_FD; the
-submission's stdout and stderr are separate pipes the grader only captures. Values are tagged JSON
-(``wire``): only builtin types and Doc cross; anything else is refused with a TypeError.
-
-Requests: ``call`` (fn, args, kwargs), ``next`` / ``close`` (gen), ``take`` (gen, n: a batch of up
-to n outputs and whether the output is over, for a caller that reads it to the end), ``bye``.
-While a call runs, the worker may ask the grader for the next input document (``pull``); the
-grader answers ``item``, ``stop`` or ``raise`` and may itself send nested requests first. Every
-reply carries the current contents of the mirrored dicts (the caller's ``stats``) and the new
-attempts an audit hook noticed.
+It speaks ``messages`` over a ``channel``: requests come on REQUEST_FD and messages go on REPLY_FD;
+the submission's stdout and stderr are separate pipes the grader only captures. Values are tagged
+JSON (``wire``): only builtin types and Doc cross; anything else is refused with a TypeError. While
+a request runs, the worker may pull the caller's input documents from the grader, which may make
+requests of its own (an output of ours read as the input of another stage) before it feeds them.
 
 Before anything else, and before any thread starts, the worker confines itself as SETTINGS (a JSON
 object, the last argument) asks: Landlock and seccomp (``confine``). It tells the grader what is in
@@ -34,17 +29,21 @@ import select
 import sys
 import threading
 import traceback
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from . import messages as m
 from . import probe
 from .audit import AuditHook
+from .batches import take_batch
+from .channel import Channel, ChannelClosed
 from .surface import surface
-from .wire import MAX_TEXT, NAMES, decode, encode, mapped_name, mapped_type
+from .wire import HANDLE_ID, INNER, INPUT, MAX_TEXT, MIRROR, NAMES, OUTPUT, described, rebuilt
+from .wire import decode as decode_value
+from .wire import encode as encode_value
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TAKE_MAX = 4096  # outputs in one ``take`` reply, at most
-TAKE_CHARACTERS = 1 << 20  # ... and text characters, roughly (a batch may end one document past it)
 
 
 def _ours(filename: str) -> bool:
@@ -52,127 +51,120 @@ def _ours(filename: str) -> bool:
     return os.path.dirname(os.path.abspath(filename)) == HERE
 
 
-class Channel:
-    """Line-delimited JSON over two file descriptors."""
-
-    def __init__(self, read_fd: int, write_fd: int) -> None:
-        self.reader = os.fdopen(read_fd, "rb", buffering=1 << 16)
-        self.write_fd = write_fd
-        self.lock = threading.Lock()  # a submission's thread may set off an attempt message mid-reply
-
-    def send(self, message: dict[str, Any]) -> None:
-        data = (json.dumps(message, ensure_ascii=True, allow_nan=False) + "\n").encode("ascii")
-        view = memoryview(data)
-        with self.lock:
-            while view:
-                view = view[os.write(self.write_fd, view) :]
-
-    def receive(self) -> dict[str, Any]:
-        line = self.reader.readline()
-        if not line:
-            os._exit(0)  # the grader has gone: nothing left to do
-        message: dict[str, Any] = json.loads(line)
-        return message
-
-
 class Worker:
+    """The submission's module, run on the grader's requests.
+
+    An output is what a call of the submission returned that has a ``__next__`` (exact_dedup's
+    generator): it stays here, named to the grader by its id. A mirror is the caller's stats dict:
+    its contents travel with every pull and reply until the output it was given with is over.
+    """
+
     def __init__(self, root: str, channel: Channel, lifeline: threading.Thread) -> None:
         self.root = root
         self.channel = channel
         self.lifeline = lifeline  # our own thread: not one the submission left running
         self.module: Any = None
         self.doc_type: Any = None
-        self.gens: dict[int, Any] = {}
+        self.outputs: dict[int, Any] = {}  # whatever the submission returned that has a __next__
         self.mirrors: dict[int, dict[Any, Any]] = {}
-        self.mirrors_by_gen: dict[int, list[int]] = {}
+        self.mirrors_of_output: dict[int, list[int]] = {}
         self.drop: list[int] = []  # mirrors to forget once the current reply is sent
+        self.serving: list[int] = []  # the ids of the grader's requests being served, innermost last
+        self.pulls = 0
         allowed = [os.path.realpath(root), os.path.realpath(os.getcwd()), "/tmp", "/dev/null", "/proc/self"]
-        self.audit = AuditHook(lambda note: self.channel.send({"attempt": note}), allowed)
+        self.audit = AuditHook(lambda note: self.channel.send(m.attempt(note)), allowed)
 
     # -- values ---------------------------------------------------------------------------------
 
     def encode(self, value: Any) -> Any:
-        return encode(value, self.doc_type, exact=False)
+        return encode_value(value, self.doc_type, exact=False)
 
     def decode(self, value: Any) -> Any:
-        return decode(value, self.doc_type, handle=self.resolve)
+        return decode_value(value, self.doc_type, resolve=self.resolve)
 
     def resolve(self, tag: str, value: dict[str, Any]) -> Any:
         """A handle from the grader: its input to pull from, an output of ours, or a stats dict to mirror."""
-        if tag == "iter":
-            return RemoteInput(self, value["id"])
-        if tag == "gen":
-            return self.gens[value["id"]]
-        mirrored = {self.decode(k): self.decode(v) for k, v in value["v"]}
-        self.mirrors[value["id"]] = mirrored
+        if tag == INPUT:
+            return RemoteInput(self, value[HANDLE_ID])
+        if tag == OUTPUT:
+            return self.outputs[value[HANDLE_ID]]
+        assert tag == MIRROR
+        mirrored = {self.decode(k): self.decode(v) for k, v in value[INNER]}
+        self.mirrors[value[HANDLE_ID]] = mirrored
         return mirrored
 
     # -- replies --------------------------------------------------------------------------------
 
-    def reply(self, message: dict[str, Any]) -> None:
+    def send(self, message: dict[str, Any]) -> None:
+        """Send a pull or a reply, with the mirrors' contents; a reply forgets the mirrors it was the last for."""
         try:
-            message["mirrors"] = [[key, self.encode(d)] for key, d in self.mirrors.items()]
+            mirrors = [[key, self.encode(d)] for key, d in self.mirrors.items()]
         except Exception as error:  # a stats value that cannot cross is the submission's fault
-            message = {"error": self.describe(error), "mirrors": []}
-        self.channel.send(message)
-        for key in self.drop:
-            self.mirrors.pop(key, None)
-        self.drop = []
+            message, mirrors = m.error(message[m.RE], self.describe(error)), []
+        try:
+            self.channel.send(m.with_mirrors(message, mirrors))
+        except ChannelClosed:
+            os._exit(0)  # the grader has gone: nothing left to do
+        if message[m.KIND] != m.PULL:
+            for key in self.drop:
+                self.mirrors.pop(key, None)
+            self.drop = []
 
     def describe(self, error: BaseException) -> dict[str, str]:
-        text = repr(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
         frames = traceback.extract_tb(error.__traceback__)
         where = [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in frames if not _ours(f.filename)]
-        return {
-            "type": mapped_name(error),
-            "origin": type(error).__qualname__,
-            "message": text[:MAX_TEXT],
-            "where": " < ".join(reversed(where[-3:])),
-        }
+        return described(error, " < ".join(reversed(where[-3:])))
 
-    def guarded(self, action: Any, gen: int | None = None) -> None:
-        """Run one piece of the submission and reply with its value or what went wrong."""
+    def guarded(self, request: int, action: Callable[[], dict[str, Any]], output: int | None = None) -> None:
+        """Run one piece of the submission and reply with what it made or what went wrong."""
         try:
-            self.reply({"ok": action()})
+            self.send(action())
             return
         except StopIteration:
-            message: dict[str, Any] = {"stop": True}
+            message = m.stop(request)
         except Exception as error:
-            message = {"error": self.describe(error)}
+            message = m.error(request, self.describe(error))
         except BaseException as error:  # SystemExit, KeyboardInterrupt, GeneratorExit raised by the submission
             detail = f"{type(error).__name__}({', '.join(map(repr, error.args))})"
-            message = {"exit": detail[:MAX_TEXT]}
-        if gen is not None:  # the output is over: its stats dict need not travel any more
-            self.drop += self.mirrors_by_gen.pop(gen, [])
-        self.reply(message)
+            message = m.exit_(request, detail[:MAX_TEXT])
+        if output is not None:  # the output is over: its stats dict need not travel any more
+            self.drop += self.mirrors_of_output.pop(output, [])
+        self.send(message)
 
     # -- requests -------------------------------------------------------------------------------
 
     def handle(self, request: dict[str, Any]) -> None:
-        op = request.get("op")
-        if op == "call":
-            self.guarded(lambda: self.call(request["fn"], request["args"], request["kwargs"]))
-        elif op == "next":
-            self.guarded(lambda: self.encode(next(self.gens[request["gen"]])), request["gen"])
-        elif op == "take":
-            self.guarded(lambda: self.take(request["gen"], request["n"]), request["gen"])
-        elif op == "close":
-            self.guarded(lambda: self.close(request["gen"]), request["gen"])
-        elif op == "probe":
+        kind, number = m.checked(request, m.FROM_GRADER)[m.KIND], request.get(m.ID, 0)
+        self.serving.append(number)
+        try:
+            self.dispatch(kind, number, request)
+        finally:
+            self.serving.pop()
+
+    def dispatch(self, kind: str, number: int, request: dict[str, Any]) -> None:
+        output: int = request.get(m.OUTPUT, 0)
+        if kind == m.CALL:
+            self.guarded(number, lambda: self.call(number, request[m.FN], request[m.ARGS], request[m.KWARGS]))
+        elif kind == m.NEXT:
+            self.guarded(number, lambda: m.value(number, self.encode(next(self.outputs[output]))), output)
+        elif kind == m.TAKE:
+            self.guarded(number, lambda: self.take(number, output), output)
+        elif kind == m.CLOSE:
+            self.guarded(number, lambda: self.close(number, output), output)
+        elif kind == m.PROBE:
             self.audit.refusing = False  # the grader's probe tests the kernel's layers, not this hook
             try:
-                self.reply({"ok": self.encode(probe.run(request))})
+                self.send(m.value(number, self.encode(probe.run(request[m.TRIES]))))
             finally:
                 self.audit.refusing = True
-        elif op == "bye":
+        elif kind == m.BYE:
             ours = (threading.main_thread(), self.lifeline)
             alive = [t.name for t in threading.enumerate() if t not in ours and t.is_alive()]
-            self.reply({"ok": {"t": "list", "v": alive}})
+            self.send(m.value(number, self.encode(alive)))
             os._exit(0)  # never wait for the submission's threads
-        else:
-            self.reply({"error": {"type": "ValueError", "origin": "protocol", "message": f"unknown op {op!r}"}})
+        # A feed for a pull no longer waited for cannot come from the grader: nothing to do.
 
-    def call(self, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    def call(self, number: int, name: str, args: list[Any], kwargs: dict[str, Any]) -> dict[str, Any]:
         function = getattr(self.module, name)
         before = set(self.mirrors)
         try:
@@ -182,49 +174,50 @@ class Worker:
             raise
         mine = [key for key in self.mirrors if key not in before]
         if hasattr(type(result), "__next__") and not isinstance(result, (str, bytes, list, tuple, dict)):
-            self.gens[id(result)] = result
-            self.mirrors_by_gen[id(result)] = mine
-            return {"t": "gen", "id": id(result)}
+            self.outputs[id(result)] = result
+            self.mirrors_of_output[id(result)] = mine
+            return m.output_made(number, id(result))
         self.drop += mine
-        return self.encode(result)
+        return m.value(number, self.encode(result))
 
-    def take(self, gen: int, n: int) -> Any:
-        """Up to ``n`` outputs at once, and whether the output is over (its stats then travel one last time).
-
-        A batch also ends once its texts pass TAKE_CHARACTERS, so a reply stays far below the
-        grader's limit on one reply.
-        """
-        outputs, size, done = self.gens[gen], 0, False
-        taken: list[Any] = []
-        while len(taken) < min(int(n), TAKE_MAX) and size < TAKE_CHARACTERS:
+    def take(self, number: int, output: int) -> dict[str, Any]:
+        """A batch of outputs (``batches``), and whether the output is over (its stats then travel one last time)."""
+        documents, batch = self.outputs[output], take_batch()
+        while not batch.full:
             try:
-                item = self.encode(next(outputs))
+                batch.add(self.encode(next(documents)))
             except StopIteration:
-                self.drop += self.mirrors_by_gen.pop(gen, [])
-                done = True
-                break
-            taken.append(item)
-            text = item.get("text") if type(item) is dict else None
-            size += len(text) if type(text) is str else 64
-        return {"t": "take", "v": taken, "done": done}
+                self.drop += self.mirrors_of_output.pop(output, [])
+                return m.batch(number, batch.items, True)
+        return m.batch(number, batch.items, False)
 
-    def close(self, gen: int) -> Any:
-        self.gens[gen].close()
-        self.drop += self.mirrors_by_gen.pop(gen, [])
-        return None
+    def close(self, number: int, output: int) -> dict[str, Any]:
+        self.outputs[output].close()
+        self.drop += self.mirrors_of_output.pop(output, [])
+        return m.value(number, None)
 
-    def pull(self, handle: int) -> tuple[list[Any], dict[str, Any] | None]:
-        """The next input documents, asked of the grader; nested requests are served meanwhile.
+    def pull(self, input_id: int) -> tuple[list[Any], Any]:
+        """The next input documents, asked of the grader; its requests meanwhile are served.
 
-        Returns a batch and how the input goes on after it: None (more to come), or a message
-        ``{"stop": true}`` or ``{"raise": {"type", "message"}}`` to act on once the batch is used up.
+        Returns a batch and how the input goes on after it: None (more to come), STOP, or the error
+        it raised (to raise once the batch is used up).
         """
-        self.reply({"pull": handle})
+        self.pulls += 1
+        number = self.pulls
+        self.send(m.pull(self.serving[-1] if self.serving else 0, number, input_id))
         while True:
-            message = self.channel.receive()
-            if "items" in message:
-                return [self.decode(item) for item in message["items"]], message.get("then")
+            message = self.receive()
+            if message.get(m.KIND) == m.FEED and message.get(m.RE) == number:
+                return [self.decode(item) for item in message[m.ITEMS]], message[m.END]
             self.handle(message)
+
+    def receive(self) -> dict[str, Any]:
+        """The grader's next message; when the grader has gone, the worker ends (the submission cannot
+        catch that)."""
+        try:
+            return self.channel.receive()
+        except ChannelClosed:
+            os._exit(0)
 
     # -- start ----------------------------------------------------------------------------------
 
@@ -240,38 +233,34 @@ class Worker:
 
             self.module = corpus.dedup
         except BaseException as error:  # a syntax error, an exception, sys.exit at import
-            self.channel.send({"import_error": self.describe(error)})
+            self.channel.send(m.import_error(self.describe(error)))
             os._exit(0)
-        self.channel.send({"ready": {name: self.surface(name) for name in NAMES}})
+        self.channel.send(m.ready({name: surface(self.module, name, self.encode) for name in NAMES}))
         while True:
-            self.handle(self.channel.receive())
-
-    def surface(self, name: str) -> dict[str, Any]:
-        """What the module holds under ``name``: its kind, value or parameters, as data."""
-        return surface(self.module, name, self.encode)
+            self.handle(self.receive())
 
 
 class RemoteInput:
-    """The input documents, pulled one by one from the grader as the submission asks for them."""
+    """The input documents, pulled from the grader a batch at a time as the submission asks for them."""
 
-    def __init__(self, worker: Worker, handle: int) -> None:
+    def __init__(self, worker: Worker, input_id: int) -> None:
         self.worker = worker
-        self.handle = handle
+        self.input_id = input_id
         self.batch: list[Any] = []
-        self.then: dict[str, Any] | None = None
+        self.end: Any = None
 
     def __iter__(self) -> RemoteInput:
         return self
 
     def __next__(self) -> Any:
-        if not self.batch and self.then is None:
-            self.batch, self.then = self.worker.pull(self.handle)
+        if not self.batch and self.end is None:
+            self.batch, self.end = self.worker.pull(self.input_id)
             self.batch.reverse()
         if self.batch:
             return self.batch.pop()
-        if "raise" in (self.then or {}):
-            raised, self.then = self.then["raise"], {"stop": True}  # type: ignore[index]
-            raise mapped_type(raised["type"])(raised["message"])
+        if type(self.end) is dict:
+            error, self.end = rebuilt(self.end), m.STOP
+            raise error
         raise StopIteration
 
 
@@ -330,7 +319,7 @@ def lock_down(settings: dict[str, Any], channel: Channel) -> dict[str, Any] | No
             audit_log=False,
         )
     except (ConfinementError, OSError) as error:
-        channel.send({"confine_error": f"{type(error).__name__}: {error}"})
+        channel.send(m.confine_error(f"{type(error).__name__}: {error}"))
         os._exit(3)
     # Forgotten, so a submission's own ``import ctypes`` loads it afresh and the audit hook sees it.
     for name in [name for name in sys.modules if name == "ctypes" or name.startswith("ctypes.")]:
@@ -343,7 +332,7 @@ def main() -> None:
     settings = json.loads(sys.argv[5]) if len(sys.argv) > 5 else {}
     channel = Channel(read_fd, write_fd)
     confinement = lock_down(settings, channel)  # before the lifeline: Landlock binds only this thread
-    channel.send({"started": True, "version": list(sys.version_info[:3]), "confinement": confinement})
+    channel.send(m.started(list(sys.version_info[:3]), confinement))
     lifeline = die_with_grader(read_fd)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
     del sys.argv[1:]

@@ -3,10 +3,11 @@
 ``str``, ``int``, ``bool`` and ``None`` travel as themselves. Every other value is an object with a
 tag ``t``: ``float`` (``v``: its repr), ``bytes`` (``v``: hex), ``list``, ``tuple``, ``set``,
 ``frozenset`` (``v``: the items), ``dict`` (``v``: ``[key, value]`` pairs), ``path`` (``v``: str) and
-``doc`` (``id``, ``text``, ``meta``). Only builtin types and Doc cross. Three more tags are handles to
-objects that stay on one side: ``iter`` (the caller's input, pulled by the worker a batch at a time),
-``gen`` (an output living in the worker) and ``mirror`` (the caller's stats dict, whose contents
-travel back with every reply).
+``doc`` (``id``, ``text``, ``meta``). Only builtin types and Doc cross. Three more tags, in the
+grader's requests only, are handles to objects that stay on one side, each named by an ``id``:
+``input`` (the caller's documents, pulled by the worker a batch at a time), ``output`` (an output
+living in the worker) and ``mirror`` (the caller's stats dict, whose contents travel back with every
+reply). An exception crosses as a dict (``described``) and is rebuilt as a builtin (``rebuilt``).
 
 Both sides use this module, so the format has one home: the worker encodes what the submission
 returns (made of whatever subclasses of builtins it likes) and decodes the grader's requests; the
@@ -22,7 +23,12 @@ from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any
 
+TAG, INNER, HANDLE_ID = "t", "v", "id"
+FLOAT, DOC, BYTES, DICT, PATH = "float", "doc", "bytes", "dict", "path"
+INPUT, OUTPUT, MIRROR = "input", "output", "mirror"  # the handles
 DOC_FIELDS = ("id", "text", "meta")
+DOC_TEXT = DOC_FIELDS[1]
+ERROR_FIELDS = ("type", "origin", "message", "where")
 SEQUENCES: dict[str, Callable[[Any], Any]] = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}
 # The module surface the worker reports after importing a submission.
 NAMES = ("STATS_KEYS", "paragraphs", "paragraph_hash", "bloom_rate", "exact_dedup")
@@ -55,7 +61,7 @@ class WireError(ValueError):
     """A value that is not valid tagged JSON (or carries a handle where none may be)."""
 
 
-Handle = Callable[[str, dict[str, Any]], Any]
+Resolve = Callable[[str, dict[str, Any]], Any]
 
 
 def encode(value: Any, doc_type: type | None, *, exact: bool) -> Any:
@@ -73,25 +79,18 @@ def encode(value: Any, doc_type: type | None, *, exact: bool) -> Any:
             return plain
     kind = type(value) if exact else _builtin_base(value, doc_type)
     if kind is float:
-        return {"t": "float", "v": float.__repr__(value)}
+        return {TAG: FLOAT, INNER: float.__repr__(value)}
     if doc_type is not None and kind is doc_type:
-        return {
-            "t": "doc",
-            "id": encode(value.id, doc_type, exact=exact),
-            "text": encode(value.text, doc_type, exact=exact),
-            "meta": encode(value.meta, doc_type, exact=exact),
-        }
+        return {TAG: DOC, **{name: encode(getattr(value, name), doc_type, exact=exact) for name in DOC_FIELDS}}
     if kind in (bytes, bytearray):
-        return {"t": "bytes", "v": bytes(value).hex()}
+        return {TAG: BYTES, INNER: bytes(value).hex()}
     if kind in (list, tuple, set, frozenset):
-        return {"t": kind.__name__, "v": [encode(v, doc_type, exact=exact) for v in value]}
+        return {TAG: kind.__name__, INNER: [encode(v, doc_type, exact=exact) for v in value]}
     if kind is dict:
-        return {
-            "t": "dict",
-            "v": [[encode(k, doc_type, exact=exact), encode(v, doc_type, exact=exact)] for k, v in dict.items(value)],
-        }
+        pairs = [[encode(k, doc_type, exact=exact), encode(v, doc_type, exact=exact)] for k, v in dict.items(value)]
+        return {TAG: DICT, INNER: pairs}
     if isinstance(value, PurePath):
-        return {"t": "path", "v": str(value)}
+        return {TAG: PATH, INNER: str(value)}
     if exact:
         raise TypeError(f"a {type(value).__qualname__} cannot be sent to the grading worker")
     raise TypeError(
@@ -122,37 +121,49 @@ def _builtin_base(value: Any, doc_type: type | None) -> type | None:
     return next((base for base in bases if isinstance(value, base)), None)
 
 
-def decode(value: Any, doc_type: type, *, handle: Handle | None = None) -> Any:
+def decode(value: Any, doc_type: type, *, resolve: Resolve | None = None) -> Any:
     """Tagged JSON rebuilt into builtins and Doc; a malformed value is a WireError.
 
-    ``handle(tag, value)`` resolves the handle tags; without it (the grader's side) they are refused.
+    ``resolve(tag, value)`` resolves the handle tags; without it (the grader's side) they are refused.
     """
     if value is None or type(value) in (bool, int, str):
         return value
-    if type(value) is not dict or type(value.get("t")) is not str:
+    if type(value) is not dict or type(value.get(TAG)) is not str:
         raise WireError(f"not a tagged value: {str(value)[:80]}")
-    tag, inner = value["t"], value.get("v")
-    if tag == "float" and type(inner) is str:
+    tag, inner = value[TAG], value.get(INNER)
+    if tag == FLOAT and type(inner) is str:
         return float(inner)
-    if tag == "doc" and all(name in value for name in DOC_FIELDS):
-        return doc_type(*(decode(value[name], doc_type, handle=handle) for name in DOC_FIELDS))
-    if tag == "bytes" and type(inner) is str:
+    if tag == DOC and all(name in value for name in DOC_FIELDS):
+        return doc_type(*(decode(value[name], doc_type, resolve=resolve) for name in DOC_FIELDS))
+    if tag == BYTES and type(inner) is str:
         return bytes.fromhex(inner)
     if tag in SEQUENCES and type(inner) is list:
-        return SEQUENCES[tag](decode(v, doc_type, handle=handle) for v in inner)
-    if tag == "dict" and type(inner) is list:
-        return dict(_pair(pair, doc_type, handle) for pair in inner)
-    if tag == "path" and type(inner) is str:
+        return SEQUENCES[tag](decode(v, doc_type, resolve=resolve) for v in inner)
+    if tag == DICT and type(inner) is list:
+        return dict(_pair(pair, doc_type, resolve) for pair in inner)
+    if tag == PATH and type(inner) is str:
         return Path(inner)
-    if handle is not None and tag in ("iter", "gen", "mirror"):
-        return handle(tag, value)
+    if resolve is not None and tag in (INPUT, OUTPUT, MIRROR) and type(value.get(HANDLE_ID)) is int:
+        return resolve(tag, value)
     raise WireError(f"unknown or malformed tag {tag!r}")
 
 
-def _pair(pair: Any, doc_type: type, handle: Handle | None) -> tuple[Any, Any]:
+def _pair(pair: Any, doc_type: type, resolve: Resolve | None) -> tuple[Any, Any]:
     if type(pair) is not list or len(pair) != 2:
         raise WireError("a dict entry that is not a [key, value] pair")
-    return decode(pair[0], doc_type, handle=handle), decode(pair[1], doc_type, handle=handle)
+    return decode(pair[0], doc_type, resolve=resolve), decode(pair[1], doc_type, resolve=resolve)
+
+
+def handle(tag: str, handle_id: int, contents: Any = None) -> dict[str, Any]:
+    """A handle of ``tag`` (INPUT, OUTPUT or MIRROR) to the object ``handle_id``; a mirror carries the
+    dict's contents (its tagged pairs) as they are when the call starts."""
+    return {TAG: tag, HANDLE_ID: handle_id} if contents is None else {TAG: tag, HANDLE_ID: handle_id, INNER: contents}
+
+
+def text_of(item: Any) -> str | None:
+    """The text of a tagged document, else None (what a batch's size is reckoned from)."""
+    text = item.get(DOC_TEXT) if type(item) is dict and item.get(TAG) == DOC else None
+    return text if type(text) is str else None
 
 
 def mapped_name(error: BaseException) -> str:
@@ -164,3 +175,21 @@ def mapped_name(error: BaseException) -> str:
 def mapped_type(name: object) -> type[BaseException]:
     """The builtin exception type a MAPPED name stands for (RuntimeError for anything else)."""
     return getattr(builtins, name) if isinstance(name, str) and name in MAPPED else RuntimeError
+
+
+def described(error: BaseException, where: str = "") -> dict[str, str]:
+    """An exception as it crosses: its MAPPED type, its own class, its message, and where it was raised."""
+    text = repr(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
+    return dict(zip(ERROR_FIELDS, (mapped_name(error), type(error).__qualname__, text[:MAX_TEXT], where), strict=True))
+
+
+def rebuilt(error: Any) -> BaseException:
+    """An exception that crossed, as one of the MAPPED builtin types with its own message."""
+    if type(error) is not dict:
+        raise WireError("malformed error")
+    kind, origin, message, where = (error.get(name, "") for name in ERROR_FIELDS)
+    exception_type = mapped_type(kind)
+    text = str(message) if str(origin) == exception_type.__name__ else f"{origin}: {message}"
+    if str(where):
+        text += f" (at {where})"
+    return exception_type(text) if exception_type is not KeyError else KeyError(str(message))

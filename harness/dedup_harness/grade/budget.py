@@ -1,0 +1,105 @@
+"""What one submission may cost the grader: bytes received per message, per call and per check, and seconds.
+
+The grader rebuilds what the worker sends into Python objects, and a check may keep what it got: a
+stage that yields 7 MiB documents for ever once grew the trusted process by some 70 MB/s. So every
+byte received from the worker (replies, pulls, the stats dicts that travel with them, notices, even a
+stale reply that is dropped) counts against the call and the check it arrives in; and the time
+spent waiting for it, reading it and rebuilding it counts against the submission's seconds, as the
+time its own code runs does.
+
+The sizes, and why: what the reference's checks receive at most is 0.34 MiB in one message, 1 MiB
+in one call (a read_all) and 4.5 MiB in one check (the spool's memory check: two corpora of 1.6 and
+3.1 MB); a correct submission written differently, the same. A byte costs at most about 10 once
+rebuilt (many short distinct strings: 8 bytes on the wire, 60 in memory), and reading one message
+costs up to about 20 times its size while it lasts (``json`` builds every tag's dict before it is
+rebuilt). So a check that keeps everything it got holds at most about 10 x CHECK_BYTES (320 MiB),
+plus one message being read (160 MiB), plus the suite's own process (60 to 150 MiB): under 1 GiB.
+What a check leaves behind is freed before the next (the grading plugin collects the cycles a
+failed check's exception holds, and cuts the failure text pytest keeps), so checks do not add up.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from dedup_harness.grade.worker.messages import MAX_MESSAGE
+
+# MAX_MESSAGE (8 MiB, in ``worker/messages``): one message; 23 times the most a check needs.
+CALL_BYTES = 16 << 20  # one call of the module (read_all counts as one): 16 times the most a check needs
+CHECK_BYTES = 32 << 20  # one check case (one pytest item): 7 times the most a check needs
+# After a check that received more than this, the grading plugin collects garbage at once: what the
+# check got may hang on a failed check's exception, in a cycle with its frames.
+COLLECT_AFTER = 4 << 20
+
+
+@dataclass(frozen=True)
+class Overdrawn:
+    """Which cap a submission went over, in words for its report."""
+
+    limit: int
+    per: str  # "in one message", "in one call", "during one check"
+
+    def words(self, desc: str) -> str:
+        return f"{desc} sent the grader more than {self.limit >> 20} MiB {self.per}"
+
+
+ONE_MESSAGE = Overdrawn(MAX_MESSAGE, "in one message")
+
+
+class Budget:
+    """The bytes one submission has sent in the current call and check, and the seconds it has used.
+
+    A call is one use of the module's surface by a check (``paragraphs(...)``, ``next(output)``,
+    ``output.read_all()``...); a request the grader makes while serving it (an output read as the
+    input of another stage) belongs to it. A check is what ``new_check`` starts (the plugin calls it
+    for each pytest item).
+    """
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.used_seconds = 0.0
+        self.call_bytes = 0
+        self.check_bytes = 0
+        self.depth = 0  # calls open: only the outermost starts a new count
+        self.overdrawn: Overdrawn | None = None  # the cap this check went over, if it did
+
+    def new_check(self) -> None:
+        self.check_bytes = 0
+        self.overdrawn = None
+
+    @contextlib.contextmanager
+    def call(self) -> Iterator[None]:
+        """One call; a call made while it lasts is part of it."""
+        if self.depth == 0:
+            self.call_bytes = 0
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+
+    def charge(self, size: int) -> Overdrawn | None:
+        """Count ``size`` bytes received; the cap they go over, if any (then the check stays over)."""
+        self.call_bytes += size
+        self.check_bytes += size
+        if self.check_bytes > CHECK_BYTES:
+            self.overdrawn = Overdrawn(CHECK_BYTES, "during one check")
+        elif self.call_bytes > CALL_BYTES:
+            return Overdrawn(CALL_BYTES, "in one call")
+        return self.overdrawn
+
+    @property
+    def seconds_left(self) -> float:
+        return self.seconds - self.used_seconds
+
+    @contextlib.contextmanager
+    def clock(self) -> Iterator[None]:
+        """Count the time the block takes against the submission's seconds (also when it raises)."""
+        started = time.monotonic()
+        try:
+            yield
+        finally:
+            self.used_seconds += time.monotonic() - started

@@ -1,0 +1,218 @@
+"""The grader's side of the conversation with the worker: requests, their replies, and the pulls between.
+
+Every request gets a number never used before (``messages``), and the exchange takes as its reply
+only a message that names it. A message naming a request abandoned earlier is dropped (it still
+counts against the budget); one naming a request still open under the current one, or one never
+made, is a protocol fault. While a request is open, the worker may pull the caller's input: the
+exchange feeds it a batch at a time (``batches``), serving any request the input makes of the same
+worker meanwhile (an output read as the input of another stage).
+
+Everything received counts against the submission's budget (``budget``): its bytes, before they are
+read as JSON, and the seconds spent waiting for it, reading it and rebuilding its values (never the
+seconds the check's own input takes to make its documents). A request left open by an exception (the
+check's own time limit, say) stops the worker: it may still be busy with it, or waiting to be fed,
+and its reply would otherwise come in the middle of the next check.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from dedup_harness.grade.faults import SubmissionExited, WorkerCrashed
+from dedup_harness.grade.link import Link
+from dedup_harness.grade.worker import messages as m
+from dedup_harness.grade.worker.batches import pull_batch
+from dedup_harness.grade.worker.wire import (
+    INNER,
+    INPUT,
+    MAX_TEXT,
+    MIRROR,
+    WireError,
+    decode,
+    described,
+    encode,
+    handle,
+    rebuilt,
+)
+
+DECODE_ERRORS = (WireError, RecursionError, ValueError, TypeError, KeyError, IndexError)
+ABOUT_A_REQUEST = m.REPLIES | {m.PULL}
+ALWAYS = frozenset({m.STOP, m.ERROR, m.EXIT})  # replies any request may get
+
+
+@dataclass(frozen=True)
+class Reply:
+    """The reply that ended a request, rebuilt: its kind (``messages.REPLIES``) and what it carries.
+
+    ``value``: the value (VALUE), the new output's id (OUTPUT_MADE), the documents (BATCH), the
+    exception (ERROR, rebuilt as a builtin) or the words (EXIT). ``done``: a BATCH is the output's last.
+    """
+
+    kind: str
+    value: Any = None
+    done: bool = False
+
+
+@dataclass(eq=False)
+class Lent:
+    """What one call lent the worker, by handle id: the caller's input iterators and stats dicts.
+
+    The exchange knows it only weakly: it lives while the call runs and, if the call made an
+    output, as long as that output does, so a stats dict is forgotten with the check that made it.
+    """
+
+    inputs: dict[int, Iterator[Any]] = field(default_factory=dict)
+    mirrors: dict[int, dict[Any, Any]] = field(default_factory=dict)
+    # Outputs in the worker the call was given as its input: the worker may still pull from what they
+    # were lent, so it lives as long as this does.
+    outputs: list[Any] = field(default_factory=list)
+
+
+class Exchange:
+    """Requests to the worker's current incarnation over the ``Link``, each awaited to its own reply."""
+
+    def __init__(self, link: Link, doc_type: Callable[[], type]) -> None:
+        self.link = link
+        self.life = link.life
+        self.limits = link.limits
+        self.budget = link.budget
+        self._doc_type_factory = doc_type
+        self._doc_type: type | None = None
+        self.numbers = itertools.count(1)  # request ids and handle ids alike: none is used twice
+        self.open: list[int] = []  # the requests awaiting their reply, innermost last
+        self.lent: weakref.WeakValueDictionary[int, Lent] = weakref.WeakValueDictionary()
+
+    @property
+    def doc_type(self) -> type:
+        if self._doc_type is None:
+            self._doc_type = self._doc_type_factory()
+        return self._doc_type
+
+    # -- what a call lends ----------------------------------------------------------------------
+
+    def lend(self, lent: Lent, value: Any, *, as_input: bool) -> dict[str, Any]:
+        """A handle to ``value``: the caller's input documents (pulled by the worker), or its stats dict."""
+        number = next(self.numbers)
+        self.lent[number] = lent
+        if as_input:
+            lent.inputs[number] = iter(value)
+            return handle(INPUT, number)
+        lent.mirrors[number] = value
+        return handle(MIRROR, number, encode(value, self.doc_type, exact=True)[INNER])
+
+    # -- requests -------------------------------------------------------------------------------
+
+    def request(self, desc: str, build: Callable[[int], dict[str, Any]], expect: frozenset[str]) -> Reply:
+        """Send the request ``build(its id)`` and await its reply (of ``expect``, or STOP, ERROR, EXIT)."""
+        if self.budget.overdrawn is not None:  # this check is over its bytes already: no more asking
+            raise self.life.too_large(desc, self.budget.overdrawn)
+        number, incarnation = next(self.numbers), self.life.incarnation
+        self.open.append(number)
+        try:
+            self.link.send(build(number), desc)
+            reply = self._await_reply(number, desc)
+        except BaseException:
+            if self.life.running and self.life.incarnation == incarnation:
+                self.life.stop()  # abandoned: the worker's state is unknown from here on
+            raise
+        finally:
+            self.open.pop()
+        if reply.kind not in expect | ALWAYS:
+            raise self.life.protocol(desc, f"a reply of the wrong kind ({reply.kind})")
+        return reply
+
+    def outcome(self, reply: Reply, desc: str) -> Any:
+        """What the check gets of a reply: the value, or the submission's exception raised."""
+        if reply.kind == m.STOP:
+            raise StopIteration
+        if reply.kind == m.ERROR:
+            if isinstance(reply.value, MemoryError):
+                limit = self.limits.memory_bytes >> 20
+                self.link.events.record("memory", f"ran out of memory during {desc} (limit {limit} MiB)")
+            raise reply.value
+        if reply.kind == m.EXIT:
+            detail = f"the submission raised {reply.value} during {desc}"
+            self.link.events.record("exit", detail)
+            raise SubmissionExited(detail)
+        return reply.value
+
+    def _await_reply(self, number: int, desc: str) -> Reply:
+        left = self.limits.call_seconds
+        while True:
+            started = time.monotonic()
+            with self.budget.clock():
+                got = self._next_about(number, desc, left)
+            left -= time.monotonic() - started
+            if isinstance(got, Reply):
+                self.life.check_disk(desc)
+                return got
+            if got is not None:
+                self._feed(got, desc)
+
+    def _next_about(self, number: int, desc: str, left: float) -> Reply | dict[str, Any] | None:
+        """The next message about request ``number``: its reply (rebuilt), a pull, or None (a stale one, dropped)."""
+        message = self.link.receive(desc, left, ABOUT_A_REQUEST)
+        about = message[m.RE]
+        if about != number:
+            if about < number and about not in self.open:
+                return None  # about a request abandoned earlier
+            raise self.life.protocol(desc, f"a message about request {about} while {number} was awaited")
+        self._absorb(message[m.MIRRORS], desc)
+        return message if message[m.KIND] == m.PULL else self._rebuilt(message, desc)
+
+    def _rebuilt(self, message: dict[str, Any], desc: str) -> Reply:
+        kind = message[m.KIND]
+        try:
+            if kind == m.VALUE:
+                return Reply(kind, decode(message[m.VALUE], self.doc_type))
+            if kind == m.BATCH:
+                if not (message[m.ITEMS] or message[m.DONE]):
+                    raise WireError("a malformed batch of outputs (empty, and not the last)")
+                return Reply(kind, [decode(item, self.doc_type) for item in message[m.ITEMS]], message[m.DONE])
+            if kind == m.ERROR:
+                return Reply(kind, rebuilt(message[m.ERROR]))
+        except DECODE_ERRORS as error:
+            raise self.life.protocol(desc, str(error)) from None
+        if kind == m.OUTPUT_MADE:
+            return Reply(kind, message[m.OUTPUT])
+        return Reply(kind, message[m.TEXT][:MAX_TEXT] if kind == m.EXIT else None)
+
+    def _absorb(self, mirrors: list[Any], desc: str) -> None:
+        """The stats dicts' contents as the worker has them, into the caller's dicts."""
+        try:
+            for key, value in mirrors:
+                lent = self.lent.get(key) if type(key) is int else None
+                target = lent.mirrors.get(key) if lent is not None else None
+                contents = decode(value, self.doc_type)
+                if target is not None and type(contents) is dict:
+                    target.clear()
+                    target.update(contents)
+        except DECODE_ERRORS as error:
+            raise self.life.protocol(desc, str(error)) from None
+
+    def _feed(self, pull: dict[str, Any], desc: str) -> None:
+        """Answer a pull with the next batch of the caller's input, or how it ended."""
+        input_id = pull[m.INPUT]
+        lent = self.lent.get(input_id)
+        source = lent.inputs.get(input_id) if lent is not None else None
+        if lent is None or source is None:
+            raise self.life.protocol(desc, "a pull for an unknown input")
+        incarnation, batch = self.life.incarnation, pull_batch()
+        end: str | dict[str, str] | None = None
+        try:
+            while not batch.full:
+                batch.add(encode(next(source), self.doc_type, exact=True))
+        except StopIteration:
+            end = m.STOP
+            del lent.inputs[input_id]
+        except Exception as error:  # the input raised: the worker sees the same failure at the same point
+            end = described(error)
+            del lent.inputs[input_id]
+        if incarnation != self.life.incarnation or not self.life.running:
+            raise WorkerCrashed(f"the worker was stopped while {desc} read its input")
+        self.link.send(m.feed(pull[m.ID], batch.items, end), desc)

@@ -1,0 +1,26 @@
+# base: reference
+# Tries: to crash or stall the grader with an answer nested far past any recursion limit: it patches
+# the worker's channel so that every value it sends back becomes a JSON array nested 2,000,000 deep
+# (4 MB of brackets, under the limit on one message).
+# Expected verdict: the grader refuses the message unread ("nested too deeply to read", a
+# "protocol" event), stops the worker, and the check errors; the grader's memory stays bounded.
+import os
+
+import grading_worker.channel as _channel
+import grading_worker.messages as _messages
+
+_DEPTH = 2_000_000
+_send = _channel.Channel.send
+
+
+def _nested(self, message, deadline=None):
+    if message.get(_messages.KIND) != _messages.VALUE:
+        return _send(self, message, deadline)
+    head = b'{"kind":"value","re":%d,"mirrors":[],"value":' % message[_messages.RE]
+    view = memoryview(head + b"[" * _DEPTH + b"]" * _DEPTH + b"}\n")
+    with self.lock:
+        while view:
+            view = view[os.write(self.write_fd, view) :]
+
+
+_channel.Channel.send = _nested
