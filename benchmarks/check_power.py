@@ -27,7 +27,7 @@ from typing import Any
 
 import bench_checks
 from power.extra_mutants import Target, all_targets
-from power.tables import MutantRun, broken_reason, check_powers, figures, gaps, markdown, power_table
+from power.tables import MutantRun, broken_reason, check_powers, figures, gaps, lost_kills, markdown, power_table
 
 from dedup_harness.core import profiles, scratch_dirs
 from dedup_harness.core.catalogue import load_catalogue
@@ -129,6 +129,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--json", type=Path, help="write every figure here as JSON")
     parser.add_argument("--markdown", type=Path, help="write the report here as Markdown")
+    parser.add_argument(
+        "--compare", type=Path, help="an earlier run's --json file: list every kill lost since, exit 1 if any"
+    )
     parser.add_argument("--jobs", type=int, help="suite runs at a time (default: one per core)")
     parser.add_argument(
         "--cpu-rounds", type=int, default=3, help="rounds of bench_checks.py for each check's CPU (0: skip)"
@@ -149,8 +152,12 @@ def main() -> int:
     broken = [run.name for run in runs if run.broken]
     if broken:
         print(f"check_power: broken mutants measured nothing, fix them: {broken}", file=sys.stderr)
-        return 1
-    return 0
+    lost = lost_kills(json.loads(args.compare.read_text(encoding="utf-8")), runs) if args.compare else {}
+    for check, names in lost.items():
+        print(f"check_power: lost since {args.compare}: {check}: {names}", file=sys.stderr)
+    if args.compare and not lost:
+        print(f"check_power: every kill of {args.compare} is still made", file=sys.stderr)
+    return 1 if broken or lost else 0
 
 
 if __name__ == "__main__":

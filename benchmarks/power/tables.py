@@ -15,6 +15,7 @@ from dedup_harness.core.checks import BY_NAME, CHECKS
 
 FAILED = "failed"
 ERROR = "error"
+SOLE_SHOWN = 4  # the per-check table names this many mutants a check alone kills, then counts the rest
 
 
 @dataclass
@@ -120,6 +121,24 @@ def catalogue_drift(
     return drift
 
 
+def lost_kills(before: Mapping[str, Any], runs: Sequence[MutantRun]) -> dict[str, list[str]]:
+    """Per check, the mutants that an earlier run (its ``--json`` file) saw it kill and this run did not.
+
+    A mutant this run measured that the earlier one did not (a new one) has no kills to lose; one the
+    earlier run measured that this one did not (renamed, removed) is listed under ``"not measured now"``.
+    """
+    earlier = {m["name"]: set(m["kills"]) for m in before["mutants"]}
+    now = {run.name: set(run.kills) for run in runs}
+    lost: dict[str, list[str]] = {}
+    for name, kills in earlier.items():
+        if name not in now:
+            lost.setdefault("not measured now", []).append(name)
+            continue
+        for check in sorted(kills - now[name], key=CHECKS.index):
+            lost.setdefault(check, []).append(name)
+    return lost
+
+
 def _short(check: str) -> str:
     return f"{BY_NAME[check].number}"
 
@@ -133,11 +152,14 @@ def power_table(rows: Sequence[CheckPower]) -> str:
     ]
     for r in rows:
         survivors = ", ".join(f"`{name}` ({outcome})" for name, outcome in r.survivors.items()) or "none"
+        sole = ", ".join(r.sole[:SOLE_SHOWN]) + (
+            f" and {len(r.sole) - SOLE_SHOWN} more" if len(r.sole) > SOLE_SHOWN else ""
+        )
         cpu = "" if r.cpu_seconds is None else f"{r.cpu_seconds:.3f}"
         lines.append(
             f"| {r.number} | `{r.check}` | {len(r.extra_killed)}/{len(r.extra)} | "
             f"{len(r.catalogue_killed)}/{len(r.catalogue)} | {r.killed}/{r.targeted} = {r.power:.2f} | "
-            f"{survivors} | {r.also_kills} | {', '.join(r.sole) or 'none'} | {cpu} |"
+            f"{survivors} | {r.also_kills} | {sole or 'none'} | {cpu} |"
         )
     return "\n".join(lines)
 

@@ -227,6 +227,10 @@ class TestTheTables:
         assert tables.broken_reason({FIRST: "error", SECOND: "failed"}, []) == ""
         assert "collection failed" in tables.broken_reason({}, ["ImportError"])
 
+    def test_a_kill_an_earlier_run_made_and_this_one_did_not_is_lost(self) -> None:
+        before = {"mutants": [{"name": "a", "kills": [FIRST, SECOND]}, {"name": "gone", "kills": [FIRST]}]}
+        assert tables.lost_kills(before, MADE_UP_RUNS) == {SECOND: ["a"], "not measured now": ["gone"]}
+
     def test_the_markdown_names_every_check_by_number(self) -> None:
         text = tables.power_table(tables.check_powers(MADE_UP_RUNS, COMMITTED, {}))
         assert [line.split("|")[1].strip() for line in text.splitlines()[2:]] == [
