@@ -111,6 +111,7 @@ def measure(jobs: int | None, cpu_rounds: int) -> tuple[list[MutantRun], dict[st
     ]
     print(f"check_power: each check's CPU against the reference, {cpu_rounds} round(s)", file=sys.stderr)
     _, cpu = bench_checks.measure(cpu_rounds, PROFILE) if cpu_rounds else (0.0, {})
+    cpu = {check: round(seconds, 3) for check, seconds in cpu.items()}
     about = {
         "date": datetime.date.today().isoformat(),
         "commit": commit(),
