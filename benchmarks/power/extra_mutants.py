@@ -120,7 +120,13 @@ def lossy_targets() -> list[Target]:
         return build
 
     return [
-        Target(f"identity-{_slug(key)}", lossy.CHECK, f"hashes the paragraph {key}", "lossy", builder(key))
+        Target(
+            f"identity-{_slug(key)}",
+            lossy.CHECK,
+            f"identifies a paragraph by a lossy key: {key}",
+            "lossy",
+            builder(key),
+        )
         for key in lossy.LOSSY
     ]
 
