@@ -57,6 +57,18 @@ def one_round(scratch: str, profile: str) -> tuple[float, dict[str, float]]:
     return float(found["total"]), {name: float(cpu) for name, cpu in found["checks"].items()}
 
 
+def measure(rounds: int, profile: str) -> tuple[float, dict[str, float]]:
+    """The suite's CPU seconds and each check's, the medians of ``rounds`` runs against the reference.
+
+    benchmarks/check_power.py takes each check's cost from here too."""
+    from dedup_harness.core.checks import CHECKS
+
+    with tempfile.TemporaryDirectory() as scratch:
+        runs = [one_round(scratch, profile) for _ in range(rounds)]
+    total = statistics.median(suite for suite, _ in runs)
+    return total, {c: statistics.median(checks.get(c, 0.0) for _, checks in runs) for c in CHECKS}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="measure this many times; report the medians")
@@ -65,10 +77,7 @@ def main() -> int:
     from dedup_harness.core.checks import CHECKS
 
     load_before = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as scratch:
-        rounds = [one_round(scratch, args.profile) for _ in range(args.rounds)]
-    total = statistics.median(suite for suite, _ in rounds)
-    cost = {c: statistics.median(checks.get(c, 0.0) for _, checks in rounds) for c in CHECKS}
+    total, cost = measure(args.rounds, args.profile)
     checks_total = sum(cost.values())
     # growth: what the check adds to the suite without it (the suite's total less the check's cost)
     print(f"{'#':>3}  {'check':<48} {'CPU s':>7} {'share':>7} {'growth':>7}")
