@@ -1,0 +1,66 @@
+"""The memory check measures what the stage itself adds: its peak is reset right before each block.
+
+A submission that touches 200 MB at import and lets it go starts the checks with its peak resident
+size far above anything a stage needs; if the peak were read from there, a stage that holds every
+document would never raise it. The grader resets the worker's peak (/proc/PID/clear_refs) right
+before each measured block, so the held documents show. Graded in a batch beside the plain correct
+submission, which keeps its full marks, in every tier this machine offers.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.batch import grade_batch
+from dedup_harness.grade.diagnosis import load_diagnoser
+from dedup_harness.grade.grader import GradingOptions
+from dedup_harness.grade.sandbox.tiers import worker_setup
+from dedup_harness.grade.scoring import equal_weights
+from dedup_harness.grade.worker_memory import reset_peaks, status_bytes
+from grading_support import hostile_source, tier_param
+
+MEMORY_CHECK = "test_the_documents_are_spooled_not_held"
+CORRECT = Path(__file__).resolve().parent / "submissions" / "samples" / "correct_plain.py"
+
+
+def test_resetting_a_process_peak_forgets_what_it_touched_and_let_go() -> None:
+    """100 MB touched and freed raises a process's peak; the reset brings it back to what it holds now."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", "b = bytearray(100 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\ndel b\n"
+         "print('ready', flush=True)\ninput()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "ready"
+        before = status_bytes(child.pid, "VmHWM")
+        assert before is not None and before > 100 << 20
+        assert reset_peaks([child.pid])
+        after = status_bytes(child.pid, "VmHWM")
+        assert after is not None and after < 50 << 20
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_a_process_that_is_gone_cannot_be_reset() -> None:
+    done = subprocess.run([sys.executable, "-c", "pass"], check=True)
+    assert done.returncode == 0
+    assert reset_peaks([]) is False
+
+
+@pytest.mark.parametrize("tier", [tier_param("bubblewrap"), tier_param("unshare"), tier_param("landlock")])
+def test_a_spike_at_import_hides_no_held_document(tmp_path: Path, tier: str) -> None:
+    folder = tmp_path / "memory_spike_then_hold"
+    folder.mkdir()
+    (folder / "dedup.py").write_text(hostile_source("memory_spike_then_hold"), encoding="utf-8")
+    options = GradingOptions(equal_weights(), load_diagnoser(), setup=worker_setup(tier))
+    hostile, correct = grade_batch([str(folder / "dedup.py"), str(CORRECT)], options, jobs=2)
+    assert [c.name for c in hostile.checks if c.outcome is not Outcome.PASSED] == [MEMORY_CHECK]
+    assert next(c for c in hostile.checks if c.name == MEMORY_CHECK).outcome is Outcome.FAILED
+    assert [c.outcome for c in correct.checks] == [Outcome.PASSED] * len(CHECKS)
