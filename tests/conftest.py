@@ -1,10 +1,12 @@
 """Which implementation is under test, and how Hypothesis runs.
 
-``--impl ROOT`` names an implementation root (a folder holding a ``corpus/`` package; the reference
-root ``impl/`` by default); the plugin ``dedup_harness.core.impl_under_test`` declares the option.
-Every check reaches the implementation through the ``impl`` fixture, so another plugin (the grader's
-proxy to an isolated worker) can stand in for the in-process module by putting its object in
-``config.stash[IMPL_KEY]`` (``dedup_harness.core.impl_under_test``) before the first check runs.
+``--impl PATH`` names what the checks run against: an implementation root (a folder holding a
+``corpus/`` package), a student's ``dedup.py`` or a folder holding one (put into a scratch root beside
+the reference's other modules), or, when it is not given, the reference root ``impl/``. The plugin
+``dedup_harness.core.impl_under_test`` declares the option, resolves it, loads the Hypothesis profile
+and names both in the run's header. Every check reaches the implementation through the ``impl``
+fixture, so another plugin (the grader's proxy to an isolated worker) can stand in for the
+in-process module by putting its object in ``config.stash[IMPL_KEY]`` before the first check runs.
 """
 
 from __future__ import annotations
@@ -19,24 +21,17 @@ from typing import Any
 
 import pytest
 import rich.style  # noqa: F401  (it draws from the global random as it is imported: before the guard below looks)
-from hypothesis import settings
 
-from dedup_harness.core import profiles
-from dedup_harness.core.impl_under_test import IMPL_DEST, IMPL_KEY, IMPL_OPTION, PLUGIN
+from dedup_harness.core.impl_under_test import IMPL_KEY, IMPL_OPTION, PLUGIN, start
 
 DATA_ROOT = Path(__file__).resolve().parent.parent
-REFERENCE_ROOT = DATA_ROOT / "impl"
 ROOT_KEY = pytest.StashKey[Path]()
 # The plugin that declares --impl (pytest loads it through its entry point unless autoloading is off).
 pytest_plugins = (PLUGIN,)
 
-profiles.load_from_environment()
-
 
 def pytest_configure(config: pytest.Config) -> None:
-    root = Path(config.getoption(IMPL_DEST) or REFERENCE_ROOT).resolve()
-    if not (root / "corpus" / "__init__.py").is_file():
-        raise pytest.UsageError(f"{IMPL_OPTION} {root}: no corpus/ package there")
+    root = start(config).root
     config.stash[ROOT_KEY] = root
     # The root goes first on sys.path before any test module imports corpus.doc; the data root
     # makes the oracle importable.
@@ -47,11 +42,6 @@ def pytest_configure(config: pytest.Config) -> None:
     corpus = importlib.import_module("corpus")
     if Path(corpus.__file__ or "").resolve().parent.parent != root:
         raise pytest.UsageError(f"{IMPL_OPTION} {root}: `corpus` was already imported from {corpus.__file__}")
-
-
-def pytest_report_header(config: pytest.Config) -> list[str]:
-    profile = settings.get_current_profile_name()
-    return [f"dedup-harness: implementation root {config.stash[ROOT_KEY]}, hypothesis profile {profile}"]
 
 
 def load_in_process(root: Path) -> ModuleType:
