@@ -17,6 +17,7 @@ from dedup_harness.bloom_audit.audit import AuditReport, audit
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
 from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, Target, TargetError, resolve_target
 from dedup_harness.bloom_audit.report import print_audit, print_bloommask, to_json
+from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 
@@ -40,10 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     with Outputs("audit-bloom") as outputs:
         try:
+            if args.html:
+                require("html", "--html")
             outputs.file("--json", args.json)
             outputs.file("--html", args.html)
             targets = [resolve_target(spec) for spec in args.targets]
-        except (TargetError, OutputError) as exc:
+        except (MissingExtra, TargetError, OutputError) as exc:
             return fail("audit-bloom", exc)
         reports, mask_report = _audit(targets, args.seed)
         if args.json:

@@ -20,6 +20,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.commands.arguments import count, seconds
+from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core.provenance import here
@@ -86,11 +87,13 @@ def run(args: argparse.Namespace) -> int:
         return fail("grade", f"no such file or folder: {', '.join(missing)}", HARNESS_ERROR)
     with Outputs("grade") as outputs:
         try:
+            if args.html:
+                require("html", "--html")
             weights = load_weights(args.weights) if args.weights else equal_weights()
             shard = parse_shard(args.shard) if args.shard else ALL
             declare_outputs(outputs, args)
             setup = worker_setup(args.tier, checked_python(args.worker_python))
-        except (WeightsError, ShardError, OutputError, SetupError, InterpreterError) as exc:
+        except (MissingExtra, WeightsError, ShardError, OutputError, SetupError, InterpreterError) as exc:
             return fail("grade", exc, HARNESS_ERROR)
         chosen = shard.select(sorted(set(args.paths)))
         try:

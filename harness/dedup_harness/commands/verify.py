@@ -16,6 +16,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.commands.arguments import count, seconds
+from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core import profiles
@@ -64,13 +65,15 @@ def run(args: argparse.Namespace, layout: Layout | None = None) -> int:
     layout = layout or Layout()
     with Outputs("verify") as outputs:
         try:
+            if args.html:
+                require("html", "--html")
             roots = tuple(check_root(Path(root)) for root in args.target)
             for option in ("--json", "--stryker", "--html"):
                 outputs.file(option, getattr(args, option.lstrip("-")))
             outputs.appended("--markdown", args.markdown)
             outputs.file(WRITE_KILL_MATRIX, layout.kill_matrix_file if args.write_kill_matrix else None)
             matrix, spans = _run_with_progress(layout, roots, args)
-        except (CatalogueError, ToolMissing, OutputError, ValueError, OSError) as exc:
+        except (MissingExtra, CatalogueError, ToolMissing, OutputError, ValueError, OSError) as exc:
             return fail("verify", exc)
         if args.write_kill_matrix:
             matrix = _write(matrix, layout, outputs)
