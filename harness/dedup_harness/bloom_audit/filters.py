@@ -55,7 +55,7 @@ class ReferenceTarget(Target):
 
     def __init__(self, cls: Any = None) -> None:
         self.cls = cls
-        self.description = "corpus.bloom.BloomFilter, the course's reference (SPEC 4.3)"
+        self.description = "corpus.bloom.BloomFilter, the course's reference (docs/bloom.md)"
 
     def build(self, case: Case) -> BloomAdapter:
         assert case.error_rate is not None
@@ -66,7 +66,7 @@ class ReferenceTarget(Target):
         m = spec_bits(case.capacity, case.error_rate)
         k = spec_hashes(m, case.capacity)
         rate = textbook_rate(m, k, max(case.capacity, 1))
-        return Promise(m, k, rate, "SPEC 4.3: m and k, and the Bloom rate at that m and k")
+        return Promise(m, k, rate, "docs/bloom.md: m and k, and the Bloom rate at that m and k")
 
 
 class DatatroveTarget(Target):

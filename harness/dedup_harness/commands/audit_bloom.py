@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--html", metavar="FILE", help="write the audit as a self-contained HTML page with plots to FILE"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed for the generated items (default 0)")
+    parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed for the generated items (default 0)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -41,7 +41,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the reviewed equivalent mutants (default: the suite's tests/mutation_equivalents.toml)",
     )
     parser.add_argument(
-        "--max-children", type=count, default=os.cpu_count() or 1, help="mutants run at a time (default: the CPU count)"
+        "--max-children",
+        type=count,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="mutants run at a time (default: the CPU count)",
     )
 
 

@@ -47,12 +47,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--target", metavar="ROOT", action="append", default=[], help="one more implementation root to run (repeatable)"
     )
-    parser.add_argument("--jobs", type=count, default=None, help="suite runs at a time (default: the CPU count)")
+    parser.add_argument(
+        "--jobs", type=count, default=None, metavar="N", help="suite runs at a time (default: the CPU count)"
+    )
     parser.add_argument(
         WRITE_KILL_MATRIX, action="store_true", help="write the measured kill sets to mutants/kill_matrix.json"
     )
-    parser.add_argument("--check-timeout", type=seconds, default=60.0, metavar="SECONDS", help="time limit per case")
-    parser.add_argument("--timeout", type=seconds, default=600.0, metavar="SECONDS", help="time limit per target")
+    parser.add_argument(
+        "--check-timeout",
+        type=seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="time limit for one case of a check (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        default=600.0,
+        metavar="SECONDS",
+        help="time limit for one target (default: %(default)g)",
+    )
     parser.add_argument(
         "--profile",
         default=profiles.VERIFY,
