@@ -14,7 +14,8 @@ from __future__ import annotations
 import importlib
 import random
 import sys
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -28,6 +29,15 @@ DATA_ROOT = Path(__file__).resolve().parent.parent
 ROOT_KEY = pytest.StashKey[Path]()
 # The plugin that declares --impl (pytest loads it through its entry point unless autoloading is off).
 pytest_plugins = (PLUGIN,)
+# Tests that need what a plain `pytest` lacks and CI provides, found by a phrase of their skip reason
+# (tests/harness/consumers.py, tests/harness/test_reports_in_chromium.py, tests/third_party/requirements.py):
+# (phrase, what they check, what runs them). A plain run ends by saying which it did not run.
+NOT_RUN_HERE = (
+    ("DEDUP_HARNESS_JUNIT_XSD", "the JUnit file against Jenkins' XSD", ".ci/run"),
+    ("DEDUP_HARNESS_NODE_MODULES", "Stryker's report schema and viewer", ".ci/run"),
+    ("no Chromium on this machine", "the HTML pages in Chromium", ".ci/run"),
+    ("is installed by `tox -e audit`", "the third-party Bloom filters", "tox -e audit"),
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -66,3 +76,31 @@ def _global_random_is_left_alone() -> Iterator[None]:
     before = random.getstate()
     yield
     assert random.getstate() == before, "this test changed the global random state"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line naming the tests of NOT_RUN_HERE this run skipped, and what runs them."""
+    line = not_run_here(str(report.longrepr) for report in terminalreporter.stats.get("skipped", []))
+    if line:
+        terminalreporter.write_line(line, yellow=True)
+
+
+def not_run_here(reasons: Iterable[str]) -> str:
+    """``dedup-harness: not run here: ...`` for the skip reasons NOT_RUN_HERE knows; "" when there are none."""
+    counted = Counter(group for reason in reasons for group in NOT_RUN_HERE if group[0] in reason)
+    parts = [
+        f"{what} ({counted[group]} {'test' if counted[group] == 1 else 'tests'}: {runner})"
+        for group in NOT_RUN_HERE
+        if counted[group]
+        for _, what, runner in [group]
+    ]
+    if not parts:
+        return ""
+    ci = any(counted[group] for group in NOT_RUN_HERE if group[2] == ".ci/run")
+    how = (
+        ". .ci/run installs the consumers and Chromium and sets DEDUP_HARNESS_JUNIT_XSD and DEDUP_HARNESS_NODE_MODULES "
+        "(set them to run those checks here)"
+        if ci
+        else ""
+    )
+    return f"dedup-harness: not run here: {'; '.join(parts)}{how}"
