@@ -59,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt as interrupt:
             name = f" ({interrupt.args[0]})" if interrupt.args else ""
             print(f"{command}: interrupted{name}", file=sys.stderr)
+            from dedup_harness.core.runner import stop_fork_server  # (imported only here: not free)
+
+            stop_fork_server()  # before the sweep below: it may still be writing in this run's scratch
             return signals.exit_status(interrupt)
         finally:
             scratch_dirs.sweep_all(mine=True)
