@@ -1,4 +1,4 @@
-"""The plain script that `dedup-harness dedup` is measured against (SPEC 11): a set of paragraph texts.
+"""The plain script that `dedup-harness dedup` is measured against (its goal: README.md here): a set of paragraph texts.
 
     python benchmarks/plain_dedup.py IN.jsonl OUT.jsonl
 

@@ -2,10 +2,10 @@
 
 Issue 7: the reference against the oracle at 1M paragraphs (5% repeats): at most 2x the wall time and
 1/5 of the memory per paragraph; the Bloom batch path at least 1/3 of rbloom's inserts per second.
-Issue 16 (SPEC 11): the external stage against a set of SHA-256 digests at 5% and 50% repeats, at most
-2x the wall time and 1/4 of the peak memory, flat from 1M to 10M paragraphs (the reference printed
-beside it); `dedup-harness dedup` against a plain script on 200k documents, at most 2x the time and 1/4
-of the memory; its progress display under 1% of its time.
+Issue 16 (README.md here, "The goals"): the external stage against a set of SHA-256 digests at 5% and
+50% repeats, at most 2x the wall time and 1/4 of the peak memory, flat from 1M to 10M paragraphs (the
+reference printed beside it); `dedup-harness dedup` against a plain script on 200k documents, at most 2x
+the time and 1/4 of the memory; its progress display under 1% of its time.
 """
 
 from __future__ import annotations

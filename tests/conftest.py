@@ -1,10 +1,12 @@
 """Which implementation is under test, and how Hypothesis runs.
 
-``--impl ROOT`` names an implementation root (a folder holding a ``corpus/`` package; the reference
-root ``impl/`` by default); the plugin ``dedup_harness.core.impl_under_test`` declares the option.
-Every check reaches the implementation through the ``impl`` fixture, so another plugin (the grader's
-proxy to an isolated worker) can stand in for the in-process module by putting its object in
-``config.stash[IMPL_KEY]`` (``dedup_harness.core.impl_under_test``) before the first check runs.
+``--impl PATH`` names what the checks run against: an implementation root (a folder holding a
+``corpus/`` package), a student's ``dedup.py`` or a folder holding one (put into a scratch root beside
+the reference's other modules), or, when it is not given, the reference root ``impl/``. The plugin
+``dedup_harness.core.impl_under_test`` declares the option, resolves it, loads the Hypothesis profile
+and names both in the run's header. Every check reaches the implementation through the ``impl``
+fixture, so another plugin (the grader's proxy to an isolated worker) can stand in for the
+in-process module by putting its object in ``config.stash[IMPL_KEY]`` before the first check runs.
 """
 
 from __future__ import annotations
@@ -12,31 +14,34 @@ from __future__ import annotations
 import importlib
 import random
 import sys
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 import rich.style  # noqa: F401  (it draws from the global random as it is imported: before the guard below looks)
-from hypothesis import settings
 
-from dedup_harness.core import profiles
-from dedup_harness.core.impl_under_test import IMPL_DEST, IMPL_KEY, IMPL_OPTION, PLUGIN
+from dedup_harness.core.impl_under_test import IMPL_KEY, IMPL_OPTION, PLUGIN, start
 
 DATA_ROOT = Path(__file__).resolve().parent.parent
-REFERENCE_ROOT = DATA_ROOT / "impl"
 ROOT_KEY = pytest.StashKey[Path]()
 # The plugin that declares --impl (pytest loads it through its entry point unless autoloading is off).
 pytest_plugins = (PLUGIN,)
-
-profiles.load_from_environment()
+# Tests that need what a plain `pytest` lacks and CI provides, found by a phrase of their skip reason
+# (tests/harness/consumers.py, tests/harness/test_reports_in_chromium.py, tests/third_party/requirements.py):
+# (phrase, what they check, what runs them). A plain run ends by saying which it did not run.
+NOT_RUN_HERE = (
+    ("DEDUP_HARNESS_JUNIT_XSD", "the JUnit file against Jenkins' XSD", ".ci/run"),
+    ("DEDUP_HARNESS_NODE_MODULES", "Stryker's report schema and viewer", ".ci/run"),
+    ("no Chromium on this machine", "the HTML pages in Chromium", ".ci/run"),
+    ("is installed by `tox -e audit`", "the third-party Bloom filters", "tox -e audit"),
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    root = Path(config.getoption(IMPL_DEST) or REFERENCE_ROOT).resolve()
-    if not (root / "corpus" / "__init__.py").is_file():
-        raise pytest.UsageError(f"{IMPL_OPTION} {root}: no corpus/ package there")
+    root = start(config).root
     config.stash[ROOT_KEY] = root
     # The root goes first on sys.path before any test module imports corpus.doc; the data root
     # makes the oracle importable.
@@ -47,11 +52,6 @@ def pytest_configure(config: pytest.Config) -> None:
     corpus = importlib.import_module("corpus")
     if Path(corpus.__file__ or "").resolve().parent.parent != root:
         raise pytest.UsageError(f"{IMPL_OPTION} {root}: `corpus` was already imported from {corpus.__file__}")
-
-
-def pytest_report_header(config: pytest.Config) -> list[str]:
-    profile = settings.get_current_profile_name()
-    return [f"dedup-harness: implementation root {config.stash[ROOT_KEY]}, hypothesis profile {profile}"]
 
 
 def load_in_process(root: Path) -> ModuleType:
@@ -76,3 +76,31 @@ def _global_random_is_left_alone() -> Iterator[None]:
     before = random.getstate()
     yield
     assert random.getstate() == before, "this test changed the global random state"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """One line naming the tests of NOT_RUN_HERE this run skipped, and what runs them."""
+    line = not_run_here(str(report.longrepr) for report in terminalreporter.stats.get("skipped", []))
+    if line:
+        terminalreporter.write_line(line, yellow=True)
+
+
+def not_run_here(reasons: Iterable[str]) -> str:
+    """``dedup-harness: not run here: ...`` for the skip reasons NOT_RUN_HERE knows; "" when there are none."""
+    counted = Counter(group for reason in reasons for group in NOT_RUN_HERE if group[0] in reason)
+    parts = [
+        f"{what} ({counted[group]} {'test' if counted[group] == 1 else 'tests'}: {runner})"
+        for group in NOT_RUN_HERE
+        if counted[group]
+        for _, what, runner in [group]
+    ]
+    if not parts:
+        return ""
+    ci = any(counted[group] for group in NOT_RUN_HERE if group[2] == ".ci/run")
+    how = (
+        ". .ci/run installs the consumers and Chromium and sets DEDUP_HARNESS_JUNIT_XSD and DEDUP_HARNESS_NODE_MODULES "
+        "(set them to run those checks here)"
+        if ci
+        else ""
+    )
+    return f"dedup-harness: not run here: {'; '.join(parts)}{how}"

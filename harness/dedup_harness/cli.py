@@ -2,8 +2,9 @@
 
 Each command module exposes ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
 Every command runs the same way: the ending signals raise as Ctrl-C does (``core.signals``), the
-scratch of dead runs is swept before it starts, its own is swept when it ends (``core.scratch_dirs``),
-and a bad argument is one line on stderr and exit status 2.
+scratch of dead runs is swept before it starts, its own (Hypothesis's files among it) is swept when it
+ends (``core.scratch_dirs``), nothing is written in the working folder but the outputs asked for, and
+a bad argument is one line on stderr and exit status 2.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = argv[0].replace("-", "_") if argv else None
     command = f"dedup-harness {chosen.replace('_', '-')}" if chosen in COMMANDS else "dedup-harness"
-    with signals.ending_on_signals():
+    with signals.ending_on_signals(), scratch_dirs.hypothesis_home():
         try:
             scratch_dirs.sweep_all()  # what runs killed outright left behind
             args = build_parser(only=chosen).parse_args(argv)
@@ -58,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt as interrupt:
             name = f" ({interrupt.args[0]})" if interrupt.args else ""
             print(f"{command}: interrupted{name}", file=sys.stderr)
+            from dedup_harness.core.runner import stop_fork_server  # (imported only here: not free)
+
+            stop_fork_server()  # before the sweep below: it may still be writing in this run's scratch
             return signals.exit_status(interrupt)
         finally:
             scratch_dirs.sweep_all(mine=True)

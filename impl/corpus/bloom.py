@@ -1,4 +1,4 @@
-"""A Bloom filter with the course's shared bit-sizing and hash rules (formats/bloom.md).
+"""A Bloom filter with the course's shared bit-sizing and hash rules (docs/bloom.md).
 
 Sizing, for ``n = max(capacity, 1)`` items at false-positive rate ``p``::
 

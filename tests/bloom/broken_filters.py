@@ -12,7 +12,7 @@ from dedup_harness.bloom_audit.formulas import spec_bits, spec_hashes
 
 
 class TextbookFilter:
-    """Sized by SPEC 4.3, indexed by BLAKE2b: passes every check."""
+    """Sized by docs/bloom.md's rule, indexed by BLAKE2b: passes every check."""
 
     def __init__(self, capacity: int, error_rate: float) -> None:
         self.capacity, self.error_rate = capacity, error_rate

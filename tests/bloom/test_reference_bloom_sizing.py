@@ -1,4 +1,4 @@
-"""The reference filter follows SPEC 4.3 at every size family (tests/reference/test_bloom.py pins its vectors)."""
+"""The reference filter follows docs/bloom.md at every size family (tests/reference/test_bloom.py pins its vectors)."""
 
 from __future__ import annotations
 

@@ -32,6 +32,7 @@ def consumer_path(variable: str, relative: str = "") -> Path:
     """The file a consumer needs, or a skip that says what to install and how."""
     value = os.environ.get(variable)
     if not value:
+        # tests/conftest.py counts this skip by the variable's name, and a plain run's last lines say so
         pytest.skip(f"{variable} is not set: .ci/run installs this consumer from its registry and sets it")
     path = Path(value, relative)
     if not path.exists():

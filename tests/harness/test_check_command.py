@@ -56,3 +56,10 @@ def test_nothing_to_check_is_exit_two_with_what_to_do(
 
 def test_the_reference_itself_passes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(IMPL_ROOT / "corpus" / "dedup.py")]) == 0
+
+
+def test_the_help_gives_one_default_the_two_places_check_looks(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "(default: ./dedup.py, else ./corpus/dedup.py)" in text
+    assert "(./dedup.py or ./corpus/dedup.py by default)" in text

@@ -139,7 +139,8 @@ def check_run(root: Path, argv: list[str], stdin: bytes = b"") -> None:
     if status == 2:
         assert len(lines) == 1, (argv, err)  # refused before any work: nothing else was said
     if status == 1 and argv[0] == "dedup":
-        assert re.search(r", line \d+: ", lines[-1]), (argv, err)  # a bad corpus: the line is named
+        assert re.search(r", line \d+(: |, column \d+: | starts with )", lines[-1]), (argv, err)  # the line is named
+        assert " at at " not in lines[-1], (argv, err)
     assert list((root / "tmp").iterdir()) == [], (argv, "left in the temp folder")
     new = contents(root) - before
     if status != 0:
@@ -223,6 +224,8 @@ BAD_LINES = st.sampled_from(
         b'{"id": "c", "text": "x", "meta": {"n": 1e999}}\n',
         b'{"id": "c", "text": "\\ud800"}\n',
         b'{"id": "c", "text": "caf\xe9"}\n',
+        b'\xef\xbb\xbf{"id": "c", "text": "x"}\n',
+        b'{"id": "c", "text": "a\tb"}\n',
         DEEP,
         b'{"id": "c", "text": "x", "extra": 1}\n',
         b'{"id": "d", "text": "' + "é".encode() * 50 + b'"}',  # no final newline

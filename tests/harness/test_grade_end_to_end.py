@@ -28,7 +28,7 @@ from dedup_harness.grade.scoring import equal_weights
 SAMPLES = Path(__file__).resolve().parent / "submissions" / "samples"
 REFERENCE = IMPL_ROOT / "corpus" / "dedup.py"
 
-# What each buggy sample loses (check numbers, SPEC 5 order) and the pitfall it should be diagnosed as.
+# What each buggy sample loses (check numbers, docs/checks.md's order) and the pitfall it should be diagnosed as.
 EXPECTED = {
     "keeps_last": ({1, 2, 3, 4, 5, 6, 7, 12, 13}, "s01"),
     "splits_on_blank_line_string": ({2, 3, 4, 5, 8}, "s07"),

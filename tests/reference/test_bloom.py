@@ -1,4 +1,4 @@
-"""The reference filter follows the shared sizing and hash rules (SPEC 4.3)."""
+"""The reference filter follows the shared sizing and hash rules (docs/bloom.md)."""
 
 from __future__ import annotations
 

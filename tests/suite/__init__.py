@@ -1,1 +1,1 @@
-"""The checks of the suite (SPEC 5). A package, so that an installed wheel runs it with ``pytest --pyargs``."""
+"""The checks of the suite (docs/checks.md). A package, so that an installed wheel runs it with ``pytest --pyargs``."""

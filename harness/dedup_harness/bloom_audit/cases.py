@@ -2,7 +2,7 @@
 
 Sizes come in the families that matter for index bugs: powers of two, all-ones numbers (2**p - 1,
 where ``& m_bytes`` behaves like a modulo), primes, arbitrary numbers, and high error rates (where a
-rounded-down k shows). Filters sized by (capacity, rate) get the rate at which SPEC 4.3 needs exactly
+rounded-down k shows). Filters sized by (capacity, rate) get the rate at which docs/bloom.md's sizing needs exactly
 the requested bits; datatrove is sized in bytes, so its family applies to ``m_bytes``.
 """
 

@@ -1,4 +1,4 @@
-"""The datatrove bloommask report (seeds/003), reproduced against the installed package.
+"""The datatrove bloommask report (docs/audit-bloom.md), reproduced against the installed package.
 
 Three claims: an index ``hash & m_bytes`` reaches exactly ``2 ** popcount(m_bytes)`` bits; the rate
 datatrove logs (over ``8 m_bytes`` bits) is not the rate it delivers (over the reachable bits); and

@@ -1,4 +1,4 @@
-"""Bloom sizing arithmetic, written from SPEC 4.3 and the textbook, independent of any filter it checks.
+"""Bloom sizing arithmetic, written from docs/bloom.md and the textbook, independent of any filter it checks.
 
 The audit compares a filter's own numbers with these: a check that reused the reference's
 ``bits_for`` would share its bugs.
@@ -13,13 +13,13 @@ LN2 = math.log(2)
 
 
 def spec_bits(capacity: int, error_rate: float) -> int:
-    """SPEC 4.3: ``m = ceil(-n ln p / (ln 2)**2)``, at least 1, with ``n = max(capacity, 1)``."""
+    """docs/bloom.md: ``m = ceil(-n ln p / (ln 2)**2)``, at least 1, with ``n = max(capacity, 1)``."""
     n = max(capacity, 1)
     return max(1, math.ceil(-n * math.log(error_rate) / LN2**2))
 
 
 def spec_hashes(m: int, capacity: int) -> int:
-    """SPEC 4.3: ``k = max(1, round(m / n * ln 2))``."""
+    """docs/bloom.md: ``k = max(1, round(m / n * ln 2))``."""
     return max(1, round(m / max(capacity, 1) * LN2))
 
 
@@ -37,7 +37,7 @@ def textbook_rate(m: int, k: int, n: int) -> float:
 
 
 def rate_for_bits(capacity: int, m: int) -> float:
-    """An error rate at which SPEC 4.3 sizes a filter for ``capacity`` items at exactly ``m`` bits.
+    """An error rate at which docs/bloom.md's rule sizes a filter for ``capacity`` items at exactly ``m`` bits.
 
     ``spec_bits`` falls as the rate rises; bisect on ln(rate) until it lands on m. A float rate
     reaches down to about 1e-308, so m can be at most about 1,470 bits per item.

@@ -31,6 +31,7 @@ from dedup_harness.bloom_audit.report import (
 from dedup_harness.bloom_audit.target import Target, TargetError
 from dedup_harness.bloom_audit.throughput import Throughput
 from dedup_harness.commands.arguments import non_negative_int
+from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 
@@ -61,7 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--html", metavar="FILE", help="write the audit as a self-contained HTML page with plots to FILE"
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed for the generated items (default 0)")
+    parser.add_argument("--seed", type=int, default=0, metavar="N", help="seed for the generated items (default 0)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -71,11 +72,13 @@ def run(args: argparse.Namespace) -> int:
     items = args.throughput if args.throughput is not None else throughput.ITEMS if args.all else 0
     with Outputs("audit-bloom") as outputs:
         try:
+            if args.html:
+                require("html", "--html")
             outputs.file("--json", args.json)
             outputs.file("--html", args.html)
             recorded = record.load(Path(args.compare)) if args.compare else None
             targets = [resolve_target(spec) for spec in names]
-        except (TargetError, OutputError, RecordError) as exc:
+        except (MissingExtra, TargetError, OutputError, RecordError) as exc:
             return fail("audit-bloom", exc)
         reports, mask_report = _audit(targets, args.seed)
         speeds = _throughput(targets, items, args.seed)

@@ -31,9 +31,14 @@ DEFAULTS = (Path("dedup.py"), Path("corpus") / "dedup.py")
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "path", nargs="?", metavar="PATH", help="your dedup.py, or a folder holding one (default: ./dedup.py)"
+        "path",
+        nargs="?",
+        metavar="PATH",
+        help="your dedup.py, or a folder holding one (default: ./dedup.py, else ./corpus/dedup.py)",
     )
-    parser.add_argument("--json", metavar="FILE", help="write the report as JSON to FILE ('-' for stdout)")
+    parser.add_argument(
+        "--json", metavar="FILE", help="also write the report as JSON to FILE ('-' for stdout; see docs/reports.md)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

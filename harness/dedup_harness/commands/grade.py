@@ -20,6 +20,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.commands.arguments import count, seconds
+from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core.provenance import here
@@ -50,8 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--gradescope",
         type=Path,
         metavar="DIR",
-        help="write Gradescope's results.json into DIR; for several submissions, one folder each: "
-        "DIR/<submission path, separators made _>/results.json (alice/dedup.py -> DIR/alice_dedup.py/)",
+        help="write Gradescope's results.json into DIR; for several submissions, one folder each, named after the "
+        "submission's path with every character but letters, digits, '-', '_' and '.' made '_' "
+        "(alice/dedup.py -> DIR/alice_dedup.py/results.json)",
     )
     parser.add_argument(
         "--html", metavar="FILE", help="write the batch as one self-contained HTML page to FILE (plots, feedback)"
@@ -59,9 +61,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE ('-' for stdout)")
     parser.add_argument("--csv", metavar="FILE", help="write one row of scores per submission to FILE ('-' for stdout)")
     parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
-    parser.add_argument("--jobs", type=count, default=default_jobs(), metavar="N", help="submissions graded at once")
     parser.add_argument(
-        "--timeout", type=seconds, default=GradingOptions.timeout, metavar="SECONDS", help="wall time per submission"
+        "--jobs",
+        type=count,
+        default=default_jobs(),
+        metavar="N",
+        help="submissions graded at once (default: one per core)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        default=GradingOptions.timeout,
+        metavar="SECONDS",
+        help="wall time for one submission's run of the checks (default: %(default)g)",
     )
     parser.add_argument(
         "--show-student-output", action="store_true", help="print what submissions printed (hidden by default)"
@@ -70,7 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--tier",
         default=AUTO,
         choices=[AUTO, *Tier],
-        help="the isolation tier (default: the strongest this machine offers; see the README's table)",
+        help="the isolation tier (default: auto, the strongest this machine offers; see docs/isolation.md)",
     )
     parser.add_argument("--worker-python", metavar="PATH", help="the worker's interpreter (default: one is found)")
     parser.add_argument(
@@ -86,11 +98,13 @@ def run(args: argparse.Namespace) -> int:
         return fail("grade", f"no such file or folder: {', '.join(missing)}", HARNESS_ERROR)
     with Outputs("grade") as outputs:
         try:
+            if args.html:
+                require("html", "--html")
             weights = load_weights(args.weights) if args.weights else equal_weights()
             shard = parse_shard(args.shard) if args.shard else ALL
             declare_outputs(outputs, args)
             setup = worker_setup(args.tier, checked_python(args.worker_python))
-        except (WeightsError, ShardError, OutputError, SetupError, InterpreterError) as exc:
+        except (MissingExtra, WeightsError, ShardError, OutputError, SetupError, InterpreterError) as exc:
             return fail("grade", exc, HARNESS_ERROR)
         chosen = shard.select(sorted(set(args.paths)))
         try:

@@ -9,7 +9,6 @@ an unreadable equivalents file).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import tempfile
@@ -18,6 +17,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.commands.arguments import count
+from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core import scratch_dirs
@@ -41,13 +41,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the reviewed equivalent mutants (default: the suite's tests/mutation_equivalents.toml)",
     )
     parser.add_argument(
-        "--max-children", type=count, default=os.cpu_count() or 1, help="mutants run at a time (default: the CPU count)"
+        "--max-children",
+        type=count,
+        default=os.cpu_count() or 1,
+        metavar="N",
+        help="mutants run at a time (default: the CPU count)",
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    if importlib.util.find_spec("mutmut") is None:
-        return fail("mutation", "mutmut is not installed; `pip install 'mutmut>=3.8,<4'`")
+    try:
+        require("mutation", "mutation testing")
+    except MissingExtra as exc:
+        return fail("mutation", exc)
     with Outputs("mutation") as outputs:
         try:
             outputs.file("--json", args.json)

@@ -16,6 +16,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.commands.arguments import count, seconds
+from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core import profiles
@@ -45,12 +46,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--target", metavar="ROOT", action="append", default=[], help="one more implementation root to run (repeatable)"
     )
-    parser.add_argument("--jobs", type=count, default=None, help="suite runs at a time (default: the CPU count)")
+    parser.add_argument(
+        "--jobs", type=count, default=None, metavar="N", help="suite runs at a time (default: the CPU count)"
+    )
     parser.add_argument(
         WRITE_KILL_MATRIX, action="store_true", help="write the measured kill sets to mutants/kill_matrix.json"
     )
-    parser.add_argument("--check-timeout", type=seconds, default=60.0, metavar="SECONDS", help="time limit per case")
-    parser.add_argument("--timeout", type=seconds, default=600.0, metavar="SECONDS", help="time limit per target")
+    parser.add_argument(
+        "--check-timeout",
+        type=seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help="time limit for one case of a check (default: %(default)g)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=seconds,
+        default=600.0,
+        metavar="SECONDS",
+        help="time limit for one target (default: %(default)g)",
+    )
     parser.add_argument(
         "--profile",
         default=profiles.VERIFY,
@@ -63,13 +78,15 @@ def run(args: argparse.Namespace, layout: Layout | None = None) -> int:
     layout = layout or Layout()
     with Outputs("verify") as outputs:
         try:
+            if args.html:
+                require("html", "--html")
             roots = tuple(check_root(Path(root)) for root in args.target)
             for option in ("--json", "--stryker", "--html"):
                 outputs.file(option, getattr(args, option.lstrip("-")))
             outputs.appended("--markdown", args.markdown)
             outputs.file(WRITE_KILL_MATRIX, layout.kill_matrix_file if args.write_kill_matrix else None)
             matrix, spans = _run_with_progress(layout, roots, args)
-        except (CatalogueError, OutputError, ValueError, OSError) as exc:
+        except (MissingExtra, CatalogueError, OutputError, ValueError, OSError) as exc:
             return fail("verify", exc)
         if args.write_kill_matrix:
             matrix = _write(matrix, layout, outputs)

@@ -1,4 +1,4 @@
-"""The mutant catalogue: ``mutants/catalogue.toml``, one entry per hand-written mutant (SPEC 6).
+"""The mutant catalogue: ``mutants/catalogue.toml``, one entry per hand-written mutant (docs/mutants.md).
 
 Each entry names its id, a title and a pitfall written for a student ("drops Bloom positives without
 confirming them"), the files its diff touches, and ``caught_by``: the checks that must fail on it.

@@ -1,4 +1,5 @@
-"""The checks of the suite: one registry of their names, numbers, what each asserts and which judge decides it.
+"""The checks of the suite (docs/checks.md): one registry of their names, numbers, what each asserts and which judge
+decides it.
 
 A check is one test function of ``tests/suite``. The kill matrix, the mutant catalogue, the grader's
 scores and feedback, and every report refer to checks by these names, in this order; nothing else
@@ -13,7 +14,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Check:
-    number: int  # its place in SPEC 5, from 1
+    number: int  # its place in the suite's order (docs/checks.md), from 1
     name: str  # the test function's name
     asserts: str  # what it asserts, in words for a student reading a report
     judged_as: str  # the name of its judge in core.judges.JUDGES

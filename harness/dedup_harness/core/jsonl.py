@@ -5,6 +5,8 @@ sequence is reported with its line number like any other malformed line. A recor
 for everything the stage would refuse later (a value JSON cannot hold again, text UTF-8 cannot
 encode, a meta nested deeper than ``MAX_DEPTH``), so the error names the line, not a document deep
 inside the run. Blank lines at the end of a file are accepted; a blank line before a record is not.
+Malformed JSON is named by line and column (the decoder's own position, counted in characters from 1),
+and a UTF-8 byte-order mark, which some editors put at the start of a file, is named as what it is.
 """
 
 from __future__ import annotations
@@ -24,8 +26,19 @@ MAX_DEPTH = 100
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # the only way JSON text can hold a lone surrogate
 
 
+BOM = b"\xef\xbb\xbf"  # UTF-8's byte-order mark: JSON text may not start with one (RFC 8259, section 8.1)
+
+
 class CorpusError(ValueError):
     """A line of a JSON Lines corpus that is not a record: the message names the source and the line."""
+
+
+class LineError(ValueError):
+    """What is wrong with one line; ``column`` (from 1, in characters) when the JSON decoder found the place."""
+
+    def __init__(self, message: str, column: int | None = None) -> None:
+        super().__init__(message)
+        self.column = column
 
 
 def read_records(lines: Iterable[bytes], *, source: str) -> Iterator[Record]:
@@ -37,10 +50,16 @@ def read_records(lines: Iterable[bytes], *, source: str) -> Iterator[Record]:
             continue
         if first_blank:
             raise CorpusError(f"{source}, line {first_blank}: a blank line (only the end of a file may hold them)")
+        if raw.startswith(BOM):
+            raise CorpusError(
+                f"{source}, line {number} starts with a UTF-8 byte-order mark: save the file as UTF-8 without one"
+            )
         try:
             yield parse_record(raw)
-        except ValueError as exc:  # json.JSONDecodeError and UnicodeDecodeError are ValueErrors
-            raise CorpusError(f"{source}, line {number}: {exc}") from None
+        except ValueError as exc:  # a LineError, or the decoder's hooks refusing a NaN or an out-of-range number
+            column = getattr(exc, "column", None)
+            where = f", column {column}" if column is not None else ""
+            raise CorpusError(f"{source}, line {number}{where}: {exc}") from None
 
 
 def parse_record(raw: bytes) -> Record:
@@ -48,11 +67,14 @@ def parse_record(raw: bytes) -> Record:
     try:
         value = _DECODER.decode(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 (byte {exc.start})") from None
+        raise LineError(f"not UTF-8 (byte {exc.start + 1} of the line is {raw[exc.start]:#04x})") from None
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg} at column {exc.colno})") from None
+        # The decoder's message may end in "at" (it expects its own " at line L column C" after it);
+        # the position is its index into this one line, so the column is that index from 1.
+        message = exc.msg.removesuffix(" at")
+        raise LineError(f"not JSON: {message}", column=exc.pos + 1) from None
     except RecursionError:
-        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+        raise LineError(f"nested deeper than {MAX_DEPTH} levels") from None
     if not isinstance(value, dict):
         raise ValueError(f"a record is a JSON object, got {type(value).__name__}")
     unknown = sorted(set(value) - set(FIELDS))

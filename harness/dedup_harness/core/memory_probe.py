@@ -1,6 +1,6 @@
 """How the suite measures the memory a stage uses while it runs: a probe, entered around the run.
 
-The check of SPEC 5 that tells a spooling stage from one that holds the documents asks a probe for
+The check (docs/checks.md) that tells a spooling stage from one that holds the documents asks a probe for
 the peak growth of the memory the stage uses. In-process (verify, ``check``) that is tracemalloc's
 peak over the block; the grader puts its own probe in the stash (``MEMORY_PROBE_KEY``), which reads
 the isolated worker's peak resident memory from outside, where the submission cannot forge it.

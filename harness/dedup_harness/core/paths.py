@@ -7,7 +7,8 @@ from pathlib import Path
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # dedup_harness/
 _INSTALLED = PACKAGE_DIR / "_data"
 
-DATA_ROOT = _INSTALLED if _INSTALLED.is_dir() else PACKAGE_DIR.parent.parent
+INSTALLED = _INSTALLED.is_dir()  # an installed wheel, not a checkout (its tests are not the project's to edit)
+DATA_ROOT = _INSTALLED if INSTALLED else PACKAGE_DIR.parent.parent
 IMPL_ROOT = DATA_ROOT / "impl"
 IMPL_EXTERNAL_ROOT = DATA_ROOT / "impl_external"  # the external-sort implementation, beside the reference
 ORACLE_DIR = DATA_ROOT / "oracle"

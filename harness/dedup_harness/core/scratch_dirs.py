@@ -17,9 +17,11 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 PREFIX = "dedup-harness-"
+HYPOTHESIS_HOME_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"  # where Hypothesis keeps its files (see hypothesis_home)
 _OWNED = re.compile(r"^\.?dedup-harness-[a-z]+-(?P<pid>\d+)\.(?P<start>\d+)-")
 _watched: set[Path] = set()  # folders beside the temp folder that this run made scratch in
 
@@ -52,6 +54,27 @@ def prefix(kind: str) -> str:
 def part_prefix() -> str:
     """The name prefix of an output's part file: hidden, and swept like any other scratch."""
     return "." + prefix("part")
+
+
+@contextlib.contextmanager
+def hypothesis_home() -> Iterator[None]:
+    """While in the block, Hypothesis writes in this run's scratch, here and in every process started here.
+
+    Left alone, Hypothesis keeps its caches (Unicode tables, the constants it finds in modules), its
+    example database and its patches under ``./.hypothesis/`` of the folder a process started in:
+    a fork server started from a TA's folder would leave one there. The variable is read by each
+    process when it first needs the folder, so the suite runs, the fork server and mutmut all follow it;
+    the folder is named by this process and goes with the rest of its scratch. A caller who set the
+    variable has chosen, and keeps their choice.
+    """
+    if os.environ.get(HYPOTHESIS_HOME_ENV):
+        yield
+        return
+    os.environ[HYPOTHESIS_HOME_ENV] = str(Path(tempfile.gettempdir()) / f"{prefix('hypothesis')}home")
+    try:
+        yield
+    finally:
+        os.environ.pop(HYPOTHESIS_HOME_ENV, None)
 
 
 def watch(folder: Path) -> None:

@@ -10,7 +10,7 @@ The file (``grade --weights FILE``)::
     test_the_spool_is_removed = 0.5
 
 A check earns its whole weight when it passes and nothing otherwise: its parametrized cases pass or
-fail together (SPEC 5). Points are exact (``Fraction``; the file's numbers are read as the decimals
+fail together (docs/checks.md). Points are exact (``Fraction``; the file's numbers are read as the decimals
 they are written as), so full marks are exactly ``total``; reports show them rounded to ``PLACES``
 decimals with trailing zeros dropped (``100``, ``33.3333``), the same text every time.
 """

@@ -10,11 +10,10 @@ is still prepared: its problem is listed, and every check then fails on the impo
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.core.impl_roots import reference_without_dedup
 
 MAX_BYTES = 1 << 20
 
@@ -79,10 +78,7 @@ def prepare(path: Path, scratch_dir: Path) -> Submission:
     """The submission's scratch root, and the problems a compile finds."""
     source_path = find_dedup(Path(path))
     source = read_source(source_path)
-    root = Path(scratch_dir) / "root"
-    shutil.copytree(
-        IMPL_ROOT, root, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "dedup.py"), dirs_exist_ok=True
-    )
+    root = reference_without_dedup(Path(scratch_dir))
     (root / "corpus" / "dedup.py").write_text(source, encoding="utf-8")
     return Submission(source_path, root, compile_problems(source))
 

@@ -6,6 +6,7 @@ makes itself a session leader, so killing its process group ends whatever the ru
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import multiprocessing.forkserver
@@ -44,6 +45,21 @@ def start_fork_server() -> ForkServerContext:
         else:
             os.environ["PYTHONHASHSEED"] = saved
     return context
+
+
+def stop_fork_server() -> None:
+    """Kill this process's fork server, if one runs, and reap it; the next ``start_fork_server`` starts another.
+
+    A run ended by a signal stops it before sweeping its scratch: a server still warming up would go
+    on writing there (Hypothesis's Unicode tables) after the sweep, until it noticed its parent gone.
+    """
+    server = getattr(multiprocessing.forkserver, "_forkserver", None)
+    pid = getattr(server, "_forkserver_pid", None)
+    if not isinstance(pid, int):
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+    server._stop()  # type: ignore[union-attr]  # closes its pipe, reaps it, forgets it
 
 
 def start_child(
