@@ -33,8 +33,9 @@ from dedup_harness.grade.preflight import Preflight, preflight
 from dedup_harness.grade.report import GradeReport, Status
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit, terminal
 from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.sandbox import Limits, room
 from dedup_harness.grade.sandbox.interpreter import Interpreter, InterpreterError, ask
-from dedup_harness.grade.sandbox.tiers import AUTO, SetupError, Tier, worker_setup
+from dedup_harness.grade.sandbox.tiers import AUTO, SetupError, Tier, WorkerSetup, worker_setup
 from dedup_harness.grade.sandbox.users import worker_uid
 from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights, out_of
 
@@ -103,12 +104,13 @@ def run(args: argparse.Namespace) -> int:
                 return fail("grade", check.refusal(), HARNESS_ERROR)
             warning = unisolated_warning(check) if check.leaks else ""
             options = GradingOptions(weights, diagnoser(), timeout=args.timeout, setup=setup, warning=warning)
+            jobs = jobs_with_room(setup, min(args.jobs, max(len(chosen), 1)))
             with Progress("grade") as progress:
                 progress.phase("submissions", total=len(chosen))
                 reports = grade_batch(
                     chosen,
                     options,
-                    jobs=args.jobs,
+                    jobs=jobs,
                     fork=fork,
                     on_done=lambda r: progress.finished(f"{r.submission}: {out_of(r.score, r.max_score)}"),
                 )
@@ -125,6 +127,14 @@ def declare_outputs(outputs: Outputs, args: argparse.Namespace) -> None:
     outputs.file("--junit", args.junit)
     outputs.file("--html", args.html)
     outputs.folder("--gradescope", args.gradescope)
+
+
+def jobs_with_room(setup: WorkerSetup, asked: int) -> int:
+    """``--jobs``, or fewer where the machine has no room for that many graded apart; fewer is said on stderr."""
+    found = room.fit(setup, asked, Limits().disk_bytes)
+    for reason in found.reasons:
+        print(f"dedup-harness grade: {reason}", file=sys.stderr)
+    return found.jobs
 
 
 def checked_python(path: str | None) -> str | None:

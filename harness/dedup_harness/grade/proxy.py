@@ -211,6 +211,7 @@ class SubmissionProxy:
 
     def _request(self, desc: str, message: dict[str, Any]) -> dict[str, Any]:
         left = self.limits.call_seconds
+        self.sandbox.resume()  # a worker without namespaces runs only while a call is in flight
         self._send(message, desc)
         while True:
             reply, waited = self._receive(desc, left)
@@ -218,6 +219,7 @@ class SubmissionProxy:
             self._absorb(reply, desc)
             if "pull" not in reply:
                 self._check_disk(desc)
+                self.sandbox.pause()
                 return reply
             self._serve_pull(reply["pull"], desc)
 
@@ -354,6 +356,7 @@ class SubmissionProxy:
             raise self._protocol("importing the submission", "no ready message")
         if self.surface is None:
             self.surface = first["ready"]
+        self.sandbox.pause()
 
     def _await_start(self) -> None:
         """The worker's first word, before it imports anything of the submission: it runs, confined.
@@ -413,6 +416,8 @@ class SubmissionProxy:
         return WorkerTimeout(detail)
 
     def _crashed(self, desc: str) -> WorkerFault:
+        self.last_disk_check = 0.0
+        self._check_disk(desc)  # a worker the sandbox's disk watch stopped gets that verdict, not a crash's
         status = self._exit_status(5)
         words = describe_status(status, str(self.sandbox.tier))
         kind = WorkerCrashed if "killed" in words or status is None else SubmissionExited
@@ -431,11 +436,12 @@ class SubmissionProxy:
         if now - self.last_disk_check < DISK_WATCH:
             return
         self.last_disk_check = now
-        used = self.sandbox.disk_used()
-        if used > self.limits.disk_bytes:
+        overrun = self.sandbox.disk_overrun()
+        if overrun is not None:
             self._stop_worker()
+            self.sandbox.reclaim()  # what it wrote goes, so the checks after this one have room
             # Not how much: that depends on when the watch looked, and a grade must read the same every time.
-            detail = f"the submission wrote more than its {self.limits.disk_bytes >> 20} MiB of disk during {desc}"
+            detail = f"{overrun} during {desc}"
             self._event("disk", detail)
             raise WorkerCrashed(detail)
 
