@@ -22,8 +22,8 @@ import pytest
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.grade.preflight import preflight
-from dedup_harness.grade.sandbox.interpreter import Interpreter, ask
 from dedup_harness.grade.sandbox.detect import landlock_abi, seccomp_known
+from dedup_harness.grade.sandbox.interpreter import Interpreter, ask
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, why_not, worker_setup
 from dedup_harness.grade.sandbox.users import worker_uid
 from grading_support import tier_param

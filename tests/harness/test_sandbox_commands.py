@@ -15,9 +15,7 @@ def pairs(args: list[str], option: str) -> list[str]:
     return [args[i + 1] for i, arg in enumerate(args) if arg == option]
 
 
-def launch(
-    prefix: Path, hidden: list[Path], session: Path = Path("/var/tmp/grade/session"), **more: bool
-) -> Launch:
+def launch(prefix: Path, hidden: list[Path], session: Path = Path("/var/tmp/grade/session"), **more: bool) -> Launch:
     return Launch(
         worker=["python3", "-c", "worker"],
         as_worker=["setpriv", "--reuid=200000000"],

@@ -30,17 +30,23 @@ class DiskWatch:
         self.overrun = overrun  # the verdict's words once the worker's disk overruns, else None
         self.stop_worker = stop  # kills the worker and removes what it wrote
         self.verdict: str | None = None
+        self._lock = threading.Lock()
         self._done = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="worker-disk", daemon=True)
         self._thread.start()
 
     def _watch(self) -> None:
-        while not self._done.wait(EVERY):
-            verdict = self.overrun()
-            if verdict is not None:
-                self.verdict = verdict
-                self.stop_worker()
-                return
+        while not self._done.wait(EVERY) and not self.look():
+            pass
+
+    def look(self) -> bool:
+        """One look now (the watch's, or the grader's when it pauses the worker): has the disk overrun?"""
+        with self._lock:
+            if self.verdict is None:
+                self.verdict = self.overrun()
+                if self.verdict is not None:
+                    self.stop_worker()
+            return self.verdict is not None
 
     def end(self) -> None:
         """The worker is stopped: watch no more."""

@@ -3,7 +3,7 @@
 ``code/`` holds the worker package and a copy of the submission root (read-only to the worker),
 ``home/`` the worker's scratch and working directory (its own), ``shared/`` the grader's folder where
 the checks' temporary folders live (so a ``spool_dir`` a check passes is visible to both sides).
-Nobody but the grader and the worker enters the session: 0710 with the worker's group as root, 0700
+Nobody but the grader and the worker enters the session: 0750 with the worker's group as root, 0700
 otherwise; where the caller asks, it is a tmpfs of its own (``own_disk``).
 """
 
@@ -67,14 +67,15 @@ def readable_by_all(folder: Path) -> None:
 
 
 def close_to_others(session: Path, uid: int | None, *, own: bool, disk_bytes: int) -> None:
-    """Only the grader and the worker may enter: 0710 with the worker's group as root, else 0700.
+    """Only the grader and the worker may enter: 0750 with the worker's group as root, else 0700.
 
     (Not the worker's own folder: it could then rename ``code/`` and start its next worker from code
-    of its making, unconfined.) ``own``: the session becomes a tmpfs of ``disk_bytes`` in this
+    of its making, unconfined. Readable by the group, not only searchable: unshare's script holds the
+    session open while it covers the folder above it.) ``own``: the session becomes a tmpfs of ``disk_bytes`` in this
     process's own mount namespace.
     """
     group = uid if uid is not None else os.getegid()
-    mode = 0o710 if uid is not None else 0o700
+    mode = 0o750 if uid is not None else 0o700
     if own:
         own_disk.enter()
         own_disk.mount_space(session, disk_bytes, uid=os.geteuid(), gid=group, mode=mode)

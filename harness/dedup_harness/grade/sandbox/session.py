@@ -41,11 +41,12 @@ from typing import Any
 
 from dedup_harness.grade import worker
 from dedup_harness.grade.sandbox import own_disk
-from dedup_harness.grade.sandbox.disk import DiskWatch, WorkerDisk
+from dedup_harness.grade.sandbox.disk import LOW_SPACE, DiskWatch, WorkerDisk, space_left
 from dedup_harness.grade.sandbox.folder import PUBLIC_TEMP, make_session
 from dedup_harness.grade.sandbox.launch import Launch, harness_folders
 from dedup_harness.grade.sandbox.limits import Limits, prctl_function, set_limits
 from dedup_harness.grade.sandbox.output import OutputTrap
+from dedup_harness.grade.sandbox.pause import pause_group
 from dedup_harness.grade.sandbox.protections import WORKER_ENV, describe
 from dedup_harness.grade.sandbox.space import remove_owned_by
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, row, worker_setup
@@ -195,6 +196,8 @@ class Sandbox:
         except subprocess.TimeoutExpired:
             worker.process.kill()
         self.kill_strays()
+        if self.disk.overrun() is not None:  # stopped for another reason with its disk full: room for the rest
+            self.disk.reclaim()
         for fd in (worker.request_fd, worker.reply_fd):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -202,19 +205,22 @@ class Sandbox:
     def pause(self) -> None:
         """Between calls, where the session shares the temp folder's disk: the worker stops (SIGSTOP).
 
-        Its threads would otherwise go on writing while the grader writes its own files there. (In
-        the tiers with namespaces the disk is its own, and the worker is not in our process group.)
+        Its threads would otherwise go on writing while the grader writes its own files there. The
+        grader waits until every thread has stopped (one may be inside a long write), then, if that
+        left the disk short of space, has the watch look at once. (In the tiers with namespaces the
+        disk is its own, and the worker is not in our process group.)
         """
-        self._signal_running(signal.SIGSTOP)
+        if self.running is None or row(self.tier).namespaces:
+            return
+        pause_group(self.running)
+        if self.watch is not None and space_left(self.home) < LOW_SPACE:
+            self.watch.look()
 
     def resume(self) -> None:
         """A call is about to be made: the worker runs again (SIGCONT)."""
-        self._signal_running(signal.SIGCONT)
-
-    def _signal_running(self, signum: int) -> None:
         if self.running is not None and not row(self.tier).namespaces:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.running, signum)
+                os.killpg(self.running, signal.SIGCONT)
 
     def kill_strays(self) -> None:
         """Every process of the worker's uid, even one that left the process group and namespace."""
