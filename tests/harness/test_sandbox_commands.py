@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from dedup_harness.grade.sandbox import unshare
 from dedup_harness.grade.sandbox.bwrap import bwrap_args
@@ -15,7 +16,7 @@ def pairs(args: list[str], option: str) -> list[str]:
     return [args[i + 1] for i, arg in enumerate(args) if arg == option]
 
 
-def launch(prefix: Path, hidden: list[Path], session: Path = Path("/var/tmp/grade/session"), **more: bool) -> Launch:
+def launch(prefix: Path, hidden: list[Path], session: Path = Path("/var/tmp/grade/session"), **more: Any) -> Launch:
     return Launch(
         worker=["python3", "-c", "worker"],
         as_worker=["setpriv", "--reuid=200000000"],
@@ -76,16 +77,17 @@ def test_with_a_disk_of_its_own_bubblewrap_binds_the_session_and_puts_no_tmpfs_o
 
 
 def test_unshare_covers_each_public_temp_folder_and_binds_a_session_under_one_back() -> None:
-    """A session under /tmp stays in view through a descriptor opened before the cover."""
-    args = unshare.command(launch(Path("/usr"), [], Path("/tmp/grade/session")))
+    """A session under /tmp stays in view through a descriptor opened before the cover: none of the worker's pipes."""
+    args = unshare.command(launch(Path("/usr"), [], Path("/tmp/grade/session"), passed_fds=(3, 4)))
     script = args[args.index("-c") + 1]
     assert "mount -t tmpfs -o size=1048576,mode=1777 scratch /var/tmp" in script
     steps = script.split(" && ")
     cover = steps.index("mount -t tmpfs -o size=1048576,mode=1777 scratch /tmp")
-    assert steps[cover - 1] == "exec 9</tmp/grade/session"
-    assert steps[cover + 1 : cover + 3] == [
+    assert steps[cover - 1] == "exec 5</tmp/grade/session"
+    assert steps[cover + 1 : cover + 4] == [
         "mkdir -p /tmp/grade/session",
-        "mount --no-canonicalize --bind /proc/self/fd/9 /tmp/grade/session",
+        "mount --no-canonicalize --bind /proc/self/fd/5 /tmp/grade/session",
+        "exec 5<&-",
     ]
     assert args[-3:] == ["python3", "-c", "worker"] and args.index("setpriv") > args.index("-c")
 

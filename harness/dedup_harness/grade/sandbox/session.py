@@ -152,6 +152,7 @@ class Sandbox:
             user_namespace=self.setup.user_namespace,
             own_disk=self.own_disk,
             hidden=harness_folders(self.session),
+            passed_fds=(request_fd, reply_fd),
         )
         return row(self.tier).command(launch)
 

@@ -12,6 +12,7 @@ set emptied) before the worker starts, so the worker cannot unmount what covers 
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 from collections.abc import Sequence
@@ -31,20 +32,21 @@ NAMESPACES = (
     "private",
 )
 PUBLIC_TEMP = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
-SESSION_FD = 9  # the session, held open while a tmpfs covers the folder it lies in
+FREE_FDS = range(3, 10)  # the shell names a descriptor by one digit: one of these not passed holds the session
 
 
 def _covers(launch: Launch) -> list[str]:
     """Shell lines that put a tmpfs of its own over each public temp folder, keeping the session in view."""
     lines: list[str] = []
     session = shlex.quote(str(launch.session))
+    held = next(fd for fd in FREE_FDS if fd not in launch.passed_fds)
     for folder in PUBLIC_TEMP:
         if not folder.is_dir() or launch.interpreter_prefix.is_relative_to(folder):
             continue
         cover = f"mount -t tmpfs -o size={launch.temp_bytes},mode=1777 scratch {shlex.quote(str(folder))}"
         if launch.session.is_relative_to(folder):
-            again = f"mount --no-canonicalize --bind /proc/self/fd/{SESSION_FD} {session}"
-            lines += [f"exec {SESSION_FD}<{session}", cover, f"mkdir -p {session}", again, f"exec {SESSION_FD}<&-"]
+            again = f"mount --no-canonicalize --bind /proc/self/fd/{held} {session}"
+            lines += [f"exec {held}<{session}", cover, f"mkdir -p {session}", again, f"exec {held}<&-"]
         else:
             lines.append(cover)
     return lines
@@ -57,7 +59,9 @@ def unshare_prefix(hide: Sequence[Path], *, user_namespace: bool, covers: Sequen
     script = " && ".join([*mounts, *covers, 'exec "$@"'])
     if not user_namespace:
         return [unshare, *NAMESPACES, "/bin/sh", "-c", script, "sh"]
-    drop = [shutil.which("setpriv") or "setpriv", "--inh-caps=-all", "--bounding-set=-all"]
+    setpriv = shutil.which("setpriv")
+    # By its real path: it runs after the covers, and a PATH folder under /tmp is not there any more.
+    drop = [os.path.realpath(setpriv) if setpriv else "setpriv", "--inh-caps=-all", "--bounding-set=-all"]
     return [unshare, "--user", "--map-root-user", *NAMESPACES, "/bin/sh", "-c", script, "sh", *drop]
 
 
