@@ -32,16 +32,12 @@ from dedup_harness.grade.faults import SandboxFailed, WorkerFault
 from dedup_harness.grade.listeners import Listeners
 from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
-from dedup_harness.grade.sandbox.tiers import STRONGEST_FIRST, Tier, WorkerSetup, row
+from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, how_to_isolate
 from dedup_harness.grade.submission import prepare
 
 LIMITS = Limits(call_seconds=10.0, submission_seconds=30.0, cpu_seconds=30)
 REFERENCE_SOURCE = IMPL_ROOT / "corpus" / "dedup.py"
-REMEDIES = [row(tier).remedy for tier in STRONGEST_FIRST]  # the last, seccomp's, is what to do without the others
-HOW_TO_ISOLATE = (
-    f"to isolate the worker: {', or '.join(REMEDIES[:-1])}; {REMEDIES[-1]}. Or pass --unisolated to grade without "
-    "isolation: every report then says so first."
-)
+HOW_TO_ISOLATE = how_to_isolate()
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,8 @@ class TierRow:
     tier: Tier
     needs: str  # what the machine must offer
     remedy: str  # how to get it, for the preflight's advice ("" for none)
+    detected: str  # how the grader finds out whether it runs here
+    started: str  # how the worker's command is built
     network: str  # what stops the network
     harness_files: str  # what hides the harness's files (the reference)
     signals: str  # what stops signals to the grader
@@ -69,6 +71,10 @@ TIERS = (
         needs="`bwrap` (`apt-get install bubblewrap`); as root, or a non-root user where unprivileged user "
         "namespaces are allowed",
         remedy="install bubblewrap (apt-get install bubblewrap)",
+        detected="bubblewrap makes new network and pid namespaces around /usr/bin/true",
+        started="bwrap binds /usr, the interpreter's installation and the session, gives a tmpfs /tmp and new "
+        "network, pid, ipc and uts namespaces, covers any of the harness's folders in view; then setpriv to the "
+        "worker's uid (as root) and the worker",
         network="a new network namespace, and seccomp (no sockets)",
         harness_files="they are not in its view (only /usr, the interpreter and the session exist), and Landlock",
         signals="a new pid namespace, a dedicated uid as root, Landlock scope, seccomp",
@@ -90,11 +96,16 @@ TIERS = (
         needs="`unshare` (util-linux); as root with CAP_SYS_ADMIN, else an unprivileged user namespace (a non-root "
         "user, a container)",
         remedy="allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)",
+        detected="unshare covers a folder with a tmpfs in new namespaces around /usr/bin/true: directly as root with "
+        "CAP_SYS_ADMIN, else through a user namespace as the worker's user",
+        started="unshare makes new network, pid, mount and ipc namespaces; a shell covers the harness's folders and "
+        "the public temp folders, then exec; setpriv to the worker's uid (before unshare, through a user namespace, "
+        "whose capabilities are then dropped) and the worker",
         network="a new network namespace, and seccomp",
         harness_files="empty mounts over its folders, and Landlock",
         signals="a new pid namespace (its own /proc), Landlock scope, seccomp",
-        classmates="every session is mounted in its own grader's namespace only: another's is an empty folder "
-        "here; Landlock",
+        classmates="every session is mounted in its own grader's namespace only, and the public temp folders are "
+        "covered: another's session is out of view; Landlock",
         disk=OWN_DISK + "; /tmp, /var/tmp and /dev/shm are small tmpfs of its own",
         in_force=(
             "unshare: new network, pid, mount and ipc namespaces: no network at all, no other process in view",
@@ -110,6 +121,8 @@ TIERS = (
         Tier.LANDLOCK,
         needs="a kernel with Landlock (Linux 5.13+), x86_64 or aarch64; nothing else",
         remedy="grade on a Linux kernel with Landlock (5.13 or later)",
+        detected="the kernel answers Landlock's version call, and the worker has a seccomp table for this processor",
+        started="setpriv to the worker's uid (as root), then the worker, which confines itself",
         network="seccomp (no sockets), Landlock (no TCP)",
         harness_files="Landlock: only its session, its code and the interpreter are readable",
         signals="Landlock scope (ABI 6+), seccomp (signals only to itself)",
@@ -128,6 +141,8 @@ TIERS = (
         needs="x86_64 or aarch64 (a kernel without Landlock)",
         remedy="as root without those, install the harness where the worker's uid cannot read it (chmod -R go-rwx "
         "its venv)",
+        detected="the worker has a seccomp table for this processor (x86_64, aarch64)",
+        started="setpriv to the worker's uid (as root), then the worker, which installs its seccomp filter",
         network="seccomp (no sockets)",
         harness_files="file modes only: the harness installed where the worker's uid cannot read it (as root)",
         signals="seccomp, and a dedicated uid as root",
@@ -149,6 +164,8 @@ TIERS = (
         Tier.NONE,
         needs="`--unisolated`",
         remedy="",
+        detected="always: it needs nothing (the preflight then refuses it unless --unisolated)",
+        started="setpriv to the worker's uid (as root), then the worker, which confines nothing",
         network="the audit hook only",
         harness_files="nothing",
         signals="the audit hook, and a dedicated uid as root",
@@ -168,6 +185,15 @@ STRONGEST_FIRST = tuple(row.tier for row in TIERS if row.tier is not Tier.NONE)
 
 def row(tier: Tier) -> TierRow:
     return ROWS[tier]
+
+
+def how_to_isolate() -> str:
+    """The preflight's advice when no tier isolates: each tier's remedy, strongest first."""
+    remedies = [row(tier).remedy for tier in STRONGEST_FIRST]  # the last, seccomp's, is what to do without the rest
+    return (
+        f"to isolate the worker: {', or '.join(remedies[:-1])}; {remedies[-1]}. Or pass --unisolated to grade "
+        "without isolation: every report then says so first."
+    )
 
 
 class SetupError(RuntimeError):
