@@ -59,6 +59,7 @@ class WorkerDisk:
     """What one session's worker may write: its home, and the spool folders granted under ``shared``."""
 
     def __init__(self, home: Path, shared: Path, limit: int, *, own: bool) -> None:
+        self.session = home.parent
         self.home = home
         self.shared = shared
         self.limit = limit
@@ -66,7 +67,13 @@ class WorkerDisk:
         self.granted: list[Path] = []
 
     def used(self) -> int:
-        """Bytes of disk the worker's files hold (allocated blocks: a sparse file holds few)."""
+        """Bytes of disk the worker's files hold (allocated blocks: a sparse file holds few).
+
+        A disk of its own is measured whole (its code with it): nothing in it can hide, however deep.
+        """
+        if self.own:
+            found = os.statvfs(self.session)
+            return (found.f_blocks - found.f_bfree) * found.f_frsize
         return blocks_used(self.home) + blocks_used(self.shared)
 
     def overrun(self) -> str | None:

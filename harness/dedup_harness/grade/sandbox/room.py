@@ -46,8 +46,12 @@ def _space(setup: WorkerSetup) -> tuple[int, str]:
     return shutil.disk_usage(folder).free, f"free in {folder}"
 
 
-def fit(setup: WorkerSetup, jobs: int, disk_bytes: int) -> Room:
-    """At most ``jobs`` at once, as many as the setup and the machine leave room for."""
+def fit(setup: WorkerSetup, jobs: int, disk_bytes: int, space: tuple[int, str] | None = None) -> Room:
+    """At most ``jobs`` at once, as many as the setup and the machine leave room for.
+
+    ``space``: the bytes the running submissions' disks share and what they are, in words (by default
+    the temp folder's free space, or the memory their tmpfs take).
+    """
     if setup.one_at_a_time and jobs > 1:
         return Room(
             1,
@@ -56,12 +60,12 @@ def fit(setup: WorkerSetup, jobs: int, disk_bytes: int) -> Room:
                 "share its uid, and nothing keeps one out of another's session"
             ],
         )
-    space, where = _space(setup)
-    held = space // disk_bytes
+    room_bytes, where = space or _space(setup)
+    held = room_bytes // disk_bytes
     if held >= jobs:
         return Room(jobs)
     mib = disk_bytes >> 20
-    room = f"{space >> 20} MiB {where} holds {held} submission(s) of {mib} MiB of disk at a time"
+    room = f"{room_bytes >> 20} MiB {where} holds {held} submission(s) of {mib} MiB of disk at a time"
     if held == 0:
         return Room(1, [f"{room}: grading one at a time; one that fills it gets its own verdict (disk full)"])
     return Room(held, [f"{room}: grading {held} at a time instead of {jobs}"])
