@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dedup_harness.grade.plugin import setup_args
 from dedup_harness.grade.preflight import HOW_TO_ISOLATE
 from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.interpreter import Interpreter
@@ -43,3 +44,12 @@ def test_a_report_starts_with_its_tiers_words_and_lists_the_tiers_passed_over() 
 def test_the_preflights_advice_names_each_tiers_remedy() -> None:
     for tier in STRONGEST_FIRST:
         assert row(tier).remedy in HOW_TO_ISOLATE
+
+
+def test_the_setup_reaches_each_grading_process_whole() -> None:
+    """The grade command detects once; each grading process gets every field, the passed-over tiers too."""
+    passed_over = ("bubblewrap: bubblewrap is not installed (apt-get install bubblewrap)",)
+    setup = WorkerSetup(Tier.UNSHARE, Interpreter("/usr/bin/python3.11", "3.11.2"), 7, True, passed_over, True, True)
+    (argument,) = setup_args(setup)
+    assert argument.startswith("--worker-setup=")
+    assert WorkerSetup.from_json(argument.split("=", 1)[1]) == setup

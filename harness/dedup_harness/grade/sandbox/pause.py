@@ -1,9 +1,10 @@
-"""Pausing a worker's process group between calls: SIGSTOP, then wait until every thread has stopped.
+"""Pausing a worker between calls: SIGSTOP to its group, then wait until the whole of it has stopped.
 
 ``killpg(SIGSTOP)`` returns at once; a thread inside a system call stops only when the call returns
-(a 48 MB write to a slow disk takes a while). Until then it may still fill the disk, so the grader
-waits, reading each thread's state in /proc, until every thread of the group's leader is stopped or
-gone, for at most ``PATIENCE`` seconds (a thread stuck in uninterruptible sleep is not waited for).
+(a 48 MB write to a slow disk takes a while), and until then it may still fill the disk. The worker
+is the grader's child in the tiers that pause it, so the grader waits for the kernel to report it
+stopped (``waitid`` with WSTOPPED: every thread has stopped), without consuming that report or an
+exit (WNOWAIT: ``Popen`` still reaps it). No polling: the wait ends the moment the last thread stops.
 """
 
 from __future__ import annotations
@@ -11,30 +12,13 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import time
-from pathlib import Path
-
-PATIENCE = 2.0
-STOPPED = frozenset("TtZX")  # stopped, traced, zombie, dead
 
 
-def _states(pid: int) -> list[str]:
-    """The state letter of each thread of ``pid`` (none when it is gone)."""
-    states = []
-    with contextlib.suppress(OSError):
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            with contextlib.suppress(OSError):
-                stat = (task / "stat").read_text(encoding="ascii", errors="replace")
-                states.append(stat[stat.rfind(")") + 2])
-    return states
-
-
-def pause_group(pid: int) -> None:
-    """Stop process group ``pid`` and wait until its leader's every thread has stopped."""
+def pause_child(pid: int) -> None:
+    """Stop the group led by our child ``pid`` and return once every thread of the child has stopped (or it ended)."""
     try:
         os.killpg(pid, signal.SIGSTOP)
     except (ProcessLookupError, PermissionError):
         return
-    deadline = time.monotonic() + PATIENCE
-    while any(state not in STOPPED for state in _states(pid)) and time.monotonic() < deadline:
-        time.sleep(0.001)
+    with contextlib.suppress(ChildProcessError, InterruptedError):
+        os.waitid(os.P_PID, pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)

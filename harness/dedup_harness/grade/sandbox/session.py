@@ -46,7 +46,7 @@ from dedup_harness.grade.sandbox.folder import PUBLIC_TEMP, make_session
 from dedup_harness.grade.sandbox.launch import Launch, harness_folders
 from dedup_harness.grade.sandbox.limits import Limits, prctl_function, set_limits
 from dedup_harness.grade.sandbox.output import OutputTrap
-from dedup_harness.grade.sandbox.pause import pause_group
+from dedup_harness.grade.sandbox.pause import pause_child
 from dedup_harness.grade.sandbox.protections import WORKER_ENV, describe
 from dedup_harness.grade.sandbox.space import remove_owned_by
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, row, worker_setup
@@ -58,6 +58,8 @@ from dedup_harness.grade.sandbox.users import (
     tasks_of,
     worker_uid,
 )
+
+PAUSE_BELOW = 4 << 30  # free bytes under which a worker without a disk of its own is paused between calls
 
 
 def worker_command(python: str, code: Path, request_fd: int, reply_fd: int, settings: dict[str, Any]) -> list[str]:
@@ -101,6 +103,7 @@ class Sandbox:
         self.disk = WorkerDisk(self.home, self.shared, limits.disk_bytes, own=self.own_disk)
         self.watch: DiskWatch | None = None
         self.running: int | None = None  # the running worker's process group
+        self.paused = False
         self.python = self.setup.interpreter.path
         self.protections = describe(self.setup, self.uid, limits)
         self.traps: list[OutputTrap] = []
@@ -204,24 +207,28 @@ class Sandbox:
                 os.close(fd)
 
     def pause(self) -> None:
-        """Between calls, where the session shares the temp folder's disk: the worker stops (SIGSTOP).
+        """Between calls, where the session shares a nearly full disk: the worker stops (SIGSTOP).
 
         Its threads would otherwise go on writing while the grader writes its own files there. The
-        grader waits until every thread has stopped (one may be inside a long write), then, if that
-        left the disk short of space, has the watch look at once. (In the tiers with namespaces the
-        disk is its own, and the worker is not in our process group.)
+        grader waits until the whole worker has stopped (a thread may be inside a long write), then,
+        if that left the disk short of space, has the watch look at once. With more than
+        ``PAUSE_BELOW`` free, no write between two looks of the watch could fill the disk, and the
+        worker runs on (a pause costs a round trip through the scheduler). (In the tiers with
+        namespaces the disk is its own, and the worker is not our child.)
         """
-        if self.running is None or row(self.tier).namespaces:
+        if self.running is None or row(self.tier).namespaces or space_left(self.home) > PAUSE_BELOW:
             return
-        pause_group(self.running)
+        pause_child(self.running)
+        self.paused = True
         if self.watch is not None and space_left(self.home) < LOW_SPACE:
             self.watch.look()
 
     def resume(self) -> None:
-        """A call is about to be made: the worker runs again (SIGCONT)."""
-        if self.running is not None and not row(self.tier).namespaces:
+        """A call is about to be made: a paused worker runs again (SIGCONT)."""
+        if self.paused and self.running is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.running, signal.SIGCONT)
+        self.paused = False
 
     def kill_strays(self) -> None:
         """Every process of the worker's uid, even one that left the process group and namespace."""
