@@ -4,7 +4,9 @@ Before any submission: the isolation tier is chosen (the strongest this machine 
 ``--tier``) and the preflight (``grade/preflight.py``) grades the reference and the canary through
 it and probes the isolation. A preflight that fails stops the run (exit 2) with its cause; a tier
 that does not isolate the worker stops it too (exit 2, what is missing and how to get it), unless
-``--unisolated`` accepts that, and then every report says so first.
+``--unisolated`` accepts that, and then every report says so first. The batch then grades
+``--jobs`` submissions at a time, or fewer where the machine has no room to keep them apart
+(``grade/sandbox/room.py``), saying so on stderr.
 
 Exit status 0 when every submission was graded, whatever its score; 2 on a harness error (the
 grader failed on some submission, or the preflight did) or bad arguments.
@@ -60,7 +62,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE ('-' for stdout)")
     parser.add_argument("--csv", metavar="FILE", help="write one row of scores per submission to FILE ('-' for stdout)")
     parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
-    parser.add_argument("--jobs", type=count, default=default_jobs(), metavar="N", help="submissions graded at once")
+    parser.add_argument(
+        "--jobs",
+        type=count,
+        default=default_jobs(),
+        metavar="N",
+        help="submissions graded at once, at most (fewer where they could not each have their own disk, or be kept "
+        "apart: stderr says why)",
+    )
     parser.add_argument(
         "--timeout", type=seconds, default=GradingOptions.timeout, metavar="SECONDS", help="wall time per submission"
     )
