@@ -63,7 +63,7 @@ def _available() -> list[str]:
 
 @pytest.fixture
 def old_python() -> Iterator[Path]:
-    """A stand-in for a base image's Python 3.10: it answers the interpreter probe as 3.10.12 would."""
+    """A stand-in for a base image's Python 3.10: it answers the interpreter check as 3.10.12 would."""
     folder = public_folder("dedup-harness-old-python-")
     (folder / "bin").mkdir(mode=0o755)
     script = folder / "bin" / "python3.10"

@@ -58,8 +58,11 @@ class Protections:
             self.missing.append(f"seccomp: {confinement.get('seccomp', 'not installed')}")
 
 
-def describe(setup: WorkerSetup, uid: int | None, limits: Limits) -> Protections:
-    """The protections a worker of ``setup`` starts with, before it confines itself."""
+def describe(setup: WorkerSetup, uid: int | None, limits: Limits, *, own_disk: bool | None = None) -> Protections:
+    """The protections a worker of ``setup`` starts with, before it confines itself.
+
+    ``own_disk``: whether its session is a tmpfs of its own (by default: where the setup offers one).
+    """
     tier = setup.tier
     p = Protections(tier=str(tier), interpreter=setup.interpreter.path, interpreter_version=setup.interpreter.version)
     p.limits = {
@@ -85,7 +88,7 @@ def describe(setup: WorkerSetup, uid: int | None, limits: Limits) -> Protections
         if not namespaces:
             p.notes.append("the worker runs as the grader's user: only Landlock and seccomp keep it from the grader")
     p.in_force.append(f"user: {p.user}")
-    p.in_force.append(disk_words(setup, limits))
+    p.in_force.append(disk_words(setup.own_disk if own_disk is None else own_disk, limits))
     if setup.one_at_a_time:
         p.notes.append(
             "graded one submission at a time: the workers share the grader's uid, and no namespace or "
@@ -96,9 +99,9 @@ def describe(setup: WorkerSetup, uid: int | None, limits: Limits) -> Protections
     return p
 
 
-def disk_words(setup: WorkerSetup, limits: Limits) -> str:
+def disk_words(own_disk: bool, limits: Limits) -> str:
     """Whose disk the worker writes, and how much of it."""
     mib = limits.disk_bytes >> 20
-    if setup.own_disk:
+    if own_disk:
         return f"disk: a tmpfs of its own ({mib} MiB), mounted only in its grader's namespace"
     return f"disk: the temp folder's, its session's blocks watched against {mib} MiB"

@@ -96,7 +96,11 @@ class Sandbox:
         self.slot = claim_slot()
         self.uid = worker_uid(self.slot)
         self.own_disk = own_namespace and self.setup.own_disk
-        self.session = make_session(root, self.uid, own=self.own_disk, disk_bytes=limits.disk_bytes)
+        try:
+            self.session = make_session(root, self.uid, own=self.own_disk, disk_bytes=limits.disk_bytes)
+        except BaseException:
+            release_slot(self.slot)
+            raise
         self.code = self.session / "code"
         self.home = self.session / "home"
         self.shared = self.session / "shared"
@@ -105,7 +109,7 @@ class Sandbox:
         self.running: int | None = None  # the running worker's process group
         self.paused = False
         self.python = self.setup.interpreter.path
-        self.protections = describe(self.setup, self.uid, limits)
+        self.protections = describe(self.setup, self.uid, limits, own_disk=self.own_disk)
         self.traps: list[OutputTrap] = []
 
     # -- permissions ----------------------------------------------------------------------------
