@@ -130,9 +130,9 @@ def python_for_user(folder: Path, user: pwd.struct_passwd) -> tuple[Path | None,
         lines = [f"import site; site.addsitedir({p!r})" for p in ours]
         (site_packages / "dedup-harness-tests.pth").write_text("\n".join(lines) + "\n", encoding="utf-8")
         python = folder / "bin" / "python"
-    probe = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups", str(python)]
-    probe += ["-c", "import dedup_harness.cli, pytest, hypothesis, rich"]
-    done = subprocess.run(probe, capture_output=True, text=True, cwd="/", check=False)
+    trial = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--init-groups", str(python)]
+    trial += ["-c", "import dedup_harness.cli, pytest, hypothesis, rich"]
+    done = subprocess.run(trial, capture_output=True, text=True, cwd="/", check=False)
     if done.returncode != 0:
         return None, f"{user.pw_name} cannot run the harness with {python}: {done.stderr.strip()[-400:]}"
     return python, ""

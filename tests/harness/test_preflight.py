@@ -22,8 +22,9 @@ import pytest
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.grade.preflight import preflight
+from dedup_harness.grade.sandbox.detect import landlock_abi, seccomp_known
 from dedup_harness.grade.sandbox.interpreter import Interpreter, ask
-from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, landlock_abi, seccomp_known, why_not, worker_setup
+from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, why_not, worker_setup
 from dedup_harness.grade.sandbox.users import worker_uid
 from grading_support import tier_param
 from machine_setups import public_folder
@@ -62,7 +63,7 @@ def _available() -> list[str]:
 
 @pytest.fixture
 def old_python() -> Iterator[Path]:
-    """A stand-in for a base image's Python 3.10: it answers the interpreter probe as 3.10.12 would."""
+    """A stand-in for a base image's Python 3.10: it answers the interpreter check as 3.10.12 would."""
     folder = public_folder("dedup-harness-old-python-")
     (folder / "bin").mkdir(mode=0o755)
     script = folder / "bin" / "python3.10"

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+from dedup_harness.grade.sandbox import unshare
 from dedup_harness.grade.sandbox.bwrap import bwrap_args
+from dedup_harness.grade.sandbox.launch import Launch
 from dedup_harness.grade.sandbox.unshare import unshare_prefix
 
 
@@ -13,16 +16,22 @@ def pairs(args: list[str], option: str) -> list[str]:
     return [args[i + 1] for i, arg in enumerate(args) if arg == option]
 
 
-def command(prefix: Path, hidden: list[Path], session: Path = Path("/var/tmp/grade/session")) -> list[str]:
-    return bwrap_args(
-        "bwrap",
+def launch(prefix: Path, hidden: list[Path], session: Path = Path("/var/tmp/grade/session"), **more: Any) -> Launch:
+    return Launch(
+        worker=["python3", "-c", "worker"],
+        as_worker=["setpriv", "--reuid=200000000"],
         session=session,
         home=session / "home",
-        prefix=prefix,
-        hidden=hidden,
+        interpreter_prefix=prefix,
         env={"PATH": "/usr/bin"},
-        tmpfs_bytes=1 << 20,
+        temp_bytes=1 << 20,
+        hidden=hidden,
+        **more,
     )
+
+
+def command(prefix: Path, hidden: list[Path], session: Path = Path("/var/tmp/grade/session")) -> list[str]:
+    return bwrap_args("bwrap", launch(prefix, hidden, session))
 
 
 def test_an_interpreter_outside_usr_is_shown_read_only_and_a_harness_inside_it_is_covered() -> None:
@@ -58,3 +67,31 @@ def test_unshare_covers_the_harness_directly_as_root_and_drops_capabilities_in_a
     assert "mount -t tmpfs -o size=4k,mode=0755 hidden /srv/checkout" in root[root.index("-c") + 1]
     assert user[1:3] == ["--user", "--map-root-user"]
     assert user[-2:] == ["--inh-caps=-all", "--bounding-set=-all"]
+
+
+def test_with_a_disk_of_its_own_bubblewrap_binds_the_session_and_puts_no_tmpfs_over_the_home() -> None:
+    """The session is then a tmpfs of the submission's own: the home in it is what the grader sees and measures."""
+    args = bwrap_args("bwrap", launch(Path("/usr"), [], own_disk=True))
+    assert "/var/tmp/grade/session/home" not in pairs(args, "--tmpfs") and pairs(args, "--tmpfs") == ["/tmp"]
+    assert pairs(args, "--bind") == ["/var/tmp/grade/session"]
+
+
+def test_unshare_covers_each_public_temp_folder_and_binds_a_session_under_one_back() -> None:
+    """A session under /tmp stays in view through a descriptor opened before the cover: none of the worker's pipes."""
+    args = unshare.command(launch(Path("/usr"), [], Path("/tmp/grade/session"), passed_fds=(3, 4)))
+    script = args[args.index("-c") + 1]
+    assert "mount -t tmpfs -o size=1048576,mode=1777 scratch /var/tmp" in script
+    steps = script.split(" && ")
+    cover = steps.index("mount -t tmpfs -o size=1048576,mode=1777 scratch /tmp")
+    assert steps[cover - 1] == "exec 5</tmp/grade/session"
+    assert steps[cover + 1 : cover + 4] == [
+        "mkdir -p /tmp/grade/session",
+        "mount --no-canonicalize --bind /proc/self/fd/5 /tmp/grade/session",
+        "exec 5<&-",
+    ]
+    assert args[-3:] == ["python3", "-c", "worker"] and args.index("setpriv") > args.index("-c")
+
+
+def test_through_a_user_namespace_unshare_runs_as_the_workers_uid_from_the_start() -> None:
+    args = unshare.command(launch(Path("/usr"), [], user_namespace=True))
+    assert args[:2] == ["setpriv", "--reuid=200000000"] and "--map-root-user" in args

@@ -18,7 +18,6 @@ import secrets
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,7 +33,6 @@ from machine_setups import (
     missing_for_setups,
     pending,
     public_folder,
-    python_for_user,
     setup_for,
     start_victim,
 )
@@ -73,22 +71,10 @@ class Graded:
     listeners: tuple[list[bytes], list[bytes]]
     victim_pending: int
     secret: str
+    case: Case | None = None
 
     def submission(self, name: str) -> dict[str, Any]:
         return next(s for s in self.report["submissions"] if Path(s["submission"]).name == name)
-
-
-@pytest.fixture(scope="module")
-def user_python(tmp_path_factory: pytest.TempPathFactory, test_user: pwd.struct_passwd) -> Iterator[Path]:
-    """The grader's interpreter for the non-root user (see ``machine_setups.python_for_user``)."""
-    folder = public_folder("dedup-harness-user-venv-")
-    try:
-        python, why = python_for_user(folder / "venv", test_user)
-        if python is None:
-            pytest.skip(why)
-        yield python
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def attack_source(targets: dict[str, Any]) -> str:
@@ -163,6 +149,7 @@ def graded(request: pytest.FixtureRequest) -> Graded:
     assert {p["tier"] for p in protections} == {case.expected}
     whose = "the grader's own" if case.setup == "user" else "unprivileged, no capabilities"
     assert all(whose in p["user"] for p in protections), protections[0]["user"]
+    result.case = case
     return result
 
 
@@ -241,6 +228,17 @@ def test_the_secret_in_the_graders_environment_is_in_no_report(graded: Graded) -
 def test_the_graders_output_files_are_untouched(graded: Graded) -> None:
     assert sorted(graded.outputs) == ["earlier.csv", "grades.csv", "grades.json"]
     assert graded.outputs["earlier.csv"] == EARLIER
+
+
+def test_each_report_names_the_stronger_tiers_passed_over_and_why(graded: Graded) -> None:
+    """Without bubblewrap on PATH the grader takes a weaker tier, and every submission's report says why."""
+    assert graded.case is not None
+    missing = [s["protections"]["missing"] for s in graded.report["submissions"]]
+    passed_over = "stronger tier not available: bubblewrap: bubblewrap is not installed (apt-get install bubblewrap)"
+    if graded.case.tier == "auto" and not graded.case.bubblewrap:
+        assert all(passed_over in lines for lines in missing), missing
+    else:
+        assert not [line for lines in missing for line in lines if line.startswith("stronger tier")], missing
 
 
 def test_the_report_names_the_refused_attempts_and_each_protection(graded: Graded) -> None:

@@ -4,7 +4,9 @@ Before any submission: the isolation tier is chosen (the strongest this machine 
 ``--tier``) and the preflight (``grade/preflight.py``) grades the reference and the canary through
 it and probes the isolation. A preflight that fails stops the run (exit 2) with its cause; a tier
 that does not isolate the worker stops it too (exit 2, what is missing and how to get it), unless
-``--unisolated`` accepts that, and then every report says so first.
+``--unisolated`` accepts that, and then every report says so first. The batch then grades
+``--jobs`` submissions at a time, or fewer where the machine has no room to keep them apart
+(``grade/sandbox/room.py``), saying so on stderr.
 
 Exit status 0 when every submission was graded, whatever its score; 2 on a harness error (the
 grader failed on some submission, or the preflight did) or bad arguments.
@@ -34,8 +36,9 @@ from dedup_harness.grade.preflight import Preflight, preflight
 from dedup_harness.grade.report import GradeReport, Status
 from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, terminal
 from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.sandbox import Limits, room
 from dedup_harness.grade.sandbox.interpreter import Interpreter, InterpreterError, ask
-from dedup_harness.grade.sandbox.tiers import AUTO, SetupError, Tier, worker_setup
+from dedup_harness.grade.sandbox.tiers import AUTO, SetupError, Tier, WorkerSetup, worker_setup
 from dedup_harness.grade.sandbox.users import worker_uid
 from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights, out_of
 
@@ -66,7 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=count,
         default=default_jobs(),
         metavar="N",
-        help="submissions graded at once (default: one per core)",
+        help="submissions graded at once, at most (default: one per core; fewer where they could not each have "
+        "their own disk, or be kept apart: stderr says why)",
     )
     parser.add_argument(
         "--timeout",
@@ -117,12 +121,13 @@ def run(args: argparse.Namespace) -> int:
                 return fail("grade", check.refusal(), HARNESS_ERROR)
             warning = unisolated_warning(check) if check.leaks else ""
             options = GradingOptions(weights, diagnoser(), timeout=args.timeout, setup=setup, warning=warning)
+            jobs = jobs_with_room(setup, min(args.jobs, max(len(chosen), 1)))
             with Progress("grade") as progress:
                 progress.phase("submissions", total=len(chosen))
                 reports = grade_batch(
                     chosen,
                     options,
-                    jobs=args.jobs,
+                    jobs=jobs,
                     fork=fork,
                     on_done=lambda r: progress.finished(
                         f"{harmless.line(r.submission)}: {out_of(r.score, r.max_score)}"
@@ -141,6 +146,14 @@ def declare_outputs(outputs: Outputs, args: argparse.Namespace) -> None:
     outputs.file("--junit", args.junit)
     outputs.file("--html", args.html)
     outputs.folder("--gradescope", args.gradescope)
+
+
+def jobs_with_room(setup: WorkerSetup, asked: int) -> int:
+    """``--jobs``, or fewer where the machine has no room for that many graded apart; fewer is said on stderr."""
+    found = room.fit(setup, asked, Limits().disk_bytes)
+    for reason in found.reasons:
+        print(f"dedup-harness grade: {reason}", file=sys.stderr)
+    return found.jobs
 
 
 def checked_python(path: str | None) -> str | None:

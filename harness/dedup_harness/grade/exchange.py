@@ -113,6 +113,7 @@ class Exchange:
             raise self.life.too_large(desc, self.budget.overdrawn)
         number, incarnation = next(self.numbers), self.life.incarnation
         self.open.append(number)
+        self.life.sandbox.resume()  # a worker without namespaces runs only while a request is in flight
         try:
             self.link.send(build(number), desc)
             reply = self._await_reply(number, desc)
@@ -150,6 +151,8 @@ class Exchange:
             left -= time.monotonic() - started
             if isinstance(got, Reply):
                 self.life.check_disk(desc)
+                if len(self.open) == 1:  # the outermost request is answered: the worker waits for the next
+                    self.life.sandbox.pause()
                 return got
             if got is not None:
                 self._feed(got, desc)

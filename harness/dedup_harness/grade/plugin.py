@@ -26,9 +26,10 @@ session ends writes FILE:
 ``grader.peak_bytes`` is this trusted process's own peak resident memory (the kernel's VmHWM, read
 as the session ends): what a submission's output made the grader hold at worst (``budget``).
 
-Limit options: --call-timeout, --submission-timeout, --memory-mb, --disk-mb. Isolation: --tier
-(``auto``, the strongest this machine offers, or a tier by name; a tier that cannot run here is an
-error) and --worker-python (the worker's interpreter, as the grade command found and checked it).
+Limit options: --call-timeout, --submission-timeout, --memory-mb, --disk-mb. Isolation: --worker-setup
+(the setup the grade command detected and checked, as JSON: tier, interpreter, what was passed over
+and why), or else --tier (``auto``, the strongest this machine offers, or a tier by name; a tier that
+cannot run here is an error) and --worker-python (the worker's interpreter), detected here.
 """
 
 from __future__ import annotations
@@ -52,8 +53,7 @@ from dedup_harness.grade.budget import COLLECT_AFTER
 from dedup_harness.grade.faults import WorkerFault
 from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
-from dedup_harness.grade.sandbox.interpreter import Interpreter
-from dedup_harness.grade.sandbox.tiers import AUTO, Tier, WorkerSetup, landlock_abi, seccomp_known, worker_setup
+from dedup_harness.grade.sandbox.tiers import AUTO, Tier, WorkerSetup, worker_setup
 from dedup_harness.grade.signature import static_problems
 from dedup_harness.grade.submission import Problem, compile_problems
 from dedup_harness.grade.worker_memory import WorkerMemory, status_bytes
@@ -64,6 +64,7 @@ SIDECAR_OPTION = "--grading-json"
 TIER_OPTION = "--tier"
 PYTHON_OPTION = "--worker-python"
 REPORT_TEXT = 8000  # characters of a failed case's text pytest keeps (the grade shows at most 4,000 of it)
+SETUP_OPTION = "--worker-setup"
 
 
 def plugin_args(root: Path, sidecar: Path | None, *options: str) -> list[str]:
@@ -86,21 +87,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--disk-mb", dest="disk_mb", type=int, default=Limits.disk_bytes >> 20, metavar="MB")
     group.addoption(TIER_OPTION, dest="tier", default=AUTO, choices=[AUTO, *Tier], help="the isolation tier")
     group.addoption(PYTHON_OPTION, dest="worker_python", metavar="PATH", help="the worker's interpreter (checked)")
+    group.addoption(SETUP_OPTION, dest="worker_setup", metavar="JSON", help="the detected setup (grade passes it)")
 
 
 def setup_args(setup: WorkerSetup | None) -> list[str]:
-    """The plugin's arguments that run every worker in ``setup`` (probed and checked by the grade command);
-    none for None, and each run probes for itself."""
-    if setup is None:
-        return []
-    return [f"{TIER_OPTION}={setup.tier}", f"{PYTHON_OPTION}={setup.interpreter.path}"]
+    """The plugin's arguments that run every worker in ``setup`` (detected and checked by the grade command);
+    none for None, and each run detects for itself."""
+    return [] if setup is None else [f"{SETUP_OPTION}={setup.as_json()}"]
 
 
 def _setup(config: pytest.Config) -> WorkerSetup:
-    tier, python = config.getoption("tier"), config.getoption("worker_python")
-    if tier != AUTO and python:  # probed and checked by the grade command: no second probe per submission
-        return WorkerSetup(Tier(tier), Interpreter(python), landlock_abi(), seccomp_known())
-    return worker_setup(tier, python)
+    given = config.getoption("worker_setup")
+    if given:  # detected and checked by the grade command, passed-over tiers and all: no second detection
+        return WorkerSetup.from_json(given)
+    return worker_setup(config.getoption("tier"), config.getoption("worker_python"))
 
 
 def _doc_type() -> type:
@@ -190,7 +190,8 @@ def pytest_configure(config: pytest.Config) -> None:
         memory_bytes=config.getoption("memory_mb") << 20,
         disk_bytes=config.getoption("disk_mb") << 20,
     )
-    sandbox = Sandbox(Path(root), limits, _setup(config))
+    # This process grades this one submission: its session may be a tmpfs in a namespace of its own.
+    sandbox = Sandbox(Path(root), limits, _setup(config), own_namespace=True)
     # The checks' tmp_path must be reachable from inside the sandbox, whatever the runner chose.
     config.option.basetemp = str(sandbox.shared / "pytest")
     proxy = SubmissionProxy(sandbox, doc_type=_doc_type)

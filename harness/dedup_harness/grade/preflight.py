@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
 import tempfile
 import time
 from collections.abc import Callable
@@ -31,17 +32,12 @@ from dedup_harness.grade.faults import SandboxFailed, WorkerFault
 from dedup_harness.grade.listeners import Listeners
 from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
-from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup
+from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, how_to_isolate
 from dedup_harness.grade.submission import prepare
 
 LIMITS = Limits(call_seconds=10.0, submission_seconds=30.0, cpu_seconds=30)
 REFERENCE_SOURCE = IMPL_ROOT / "corpus" / "dedup.py"
-HOW_TO_ISOLATE = (
-    "to isolate the worker: install bubblewrap (apt-get install bubblewrap), or allow unprivileged user "
-    "namespaces (sysctl kernel.unprivileged_userns_clone=1), or grade on a Linux kernel with Landlock (5.13 or "
-    "later); as root without those, install the harness where the worker's uid cannot read it (chmod -R go-rwx "
-    "its venv). Or pass --unisolated to grade without isolation: every report then says so first."
-)
+HOW_TO_ISOLATE = how_to_isolate()
 
 
 @dataclass(frozen=True)
@@ -55,7 +51,7 @@ class Answer:
 
 @dataclass
 class Preflight:
-    """What the preflight found: the answers of both, the probe's outcomes, and what is wrong."""
+    """What the preflight found: the answers of both, the probe's results, and what is wrong."""
 
     setup: WorkerSetup
     reference: list[Answer] = field(default_factory=list)
@@ -156,14 +152,14 @@ def reached(streams: list[bytes], datagrams: list[bytes]) -> list[str]:
     return found + (["the worker's UDP datagram reached a socket of the grader's on 127.0.0.1"] if datagrams else [])
 
 
-def leaks(outcomes: dict[str, str], reached: list[str]) -> list[str]:
+def leaks(results: dict[str, str], reached: list[str]) -> list[str]:
     """What the probe got through, in words."""
     found = [
         f"the worker can read the harness's own files ({key[5:]})"
-        for key, v in outcomes.items()
+        for key, v in results.items()
         if v == "ok" and key.startswith("read ")
     ]
-    if outcomes.get("signal") == "ok":
+    if results.get("signal") == "ok":
         found.append(f"the worker can signal the grader's process (pid {os.getpid()})")
     return [*found, *reached]
 
@@ -178,11 +174,13 @@ class Run:
     failure: str = ""
 
 
-def graded(source: Path, setup: WorkerSetup, doc_type: type, probe: dict[str, Any] | None) -> Run:
+def graded(
+    source: Path, setup: WorkerSetup, doc_type: type, probe: dict[str, Any] | None, *, own_namespace: bool = False
+) -> Run:
     """``source`` as a submission in one sandbox: its known answers, and the probe when asked."""
     run = Run()
     with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("preflight")) as scratch:
-        sandbox = Sandbox(prepare(source, Path(scratch)).root, LIMITS, setup)
+        sandbox = Sandbox(prepare(source, Path(scratch)).root, LIMITS, setup, own_namespace=own_namespace)
         proxy = SubmissionProxy(sandbox, doc_type=lambda: doc_type)
         try:
             proxy.start()
@@ -201,16 +199,46 @@ def graded(source: Path, setup: WorkerSetup, doc_type: type, probe: dict[str, An
     return run
 
 
+def both_graded(setup: WorkerSetup, doc_type: type, probe: dict[str, Any], *, own_namespace: bool) -> list[Run]:
+    """The reference (with the probe) and the canary, one after the other."""
+    ours = graded(REFERENCE_SOURCE, setup, doc_type, probe, own_namespace=own_namespace)
+    return [ours, graded(CANARY_SOURCE, setup, doc_type, None, own_namespace=own_namespace)]
+
+
+def graded_apart(setup: WorkerSetup, doc_type: type, probe: dict[str, Any]) -> list[Run]:
+    """``both_graded`` as a grading process runs it: where the setup gives each submission a disk of its
+    own, in a forked child that moves into a namespace of its own (the grader itself stays where it is)."""
+    if not setup.own_disk:
+        return both_graded(setup, doc_type, probe, own_namespace=False)
+    read_end, write_end = os.pipe()
+    child = os.fork()
+    if child == 0:  # pragma: no cover (a forked child: it reports through the pipe and leaves)
+        os.close(read_end)
+        try:
+            runs = both_graded(setup, doc_type, probe, own_namespace=True)
+        except BaseException as error:  # whatever it was, the parent says it
+            runs = [Run(failure=f"the preflight's grading process failed: {type(error).__name__}: {error}")] * 2
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(pickle.dumps(runs))
+        os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(child, 0)
+    if not data:
+        ended = f"the preflight's grading process ended with status {os.waitstatus_to_exitcode(status)}"
+        return [Run(failure=ended), Run(failure=ended)]
+    answered: list[Run] = pickle.loads(data)  # our own child's, over our own pipe
+    return answered
+
+
 def preflight(setup: WorkerSetup) -> Preflight:
     """Grade the reference and the canary through the worker, and probe the isolation; cost: two worker starts."""
     started = time.monotonic()
     doc_type = load("corpus.doc").Doc
     listeners = Listeners()
-    # One after the other: both workers run as this grader's one worker uid, and stopping one kills
-    # every process of that uid.
     try:
-        ours = graded(REFERENCE_SOURCE, setup, doc_type, probe_request(listeners))
-        theirs = graded(CANARY_SOURCE, setup, doc_type, None)
+        ours, theirs = graded_apart(setup, doc_type, probe_request(listeners))
     finally:
         got_through = reached(*listeners.received())
     result = Preflight(setup, ours.answers, theirs.answers, ours.probe, protections=ours.protections)

@@ -208,6 +208,7 @@ class SubmissionProxy:
             raise SubmissionBroken(self.broken)
         if self.surface is None:
             self.surface = first[m.SURFACE]
+        self.life.sandbox.pause()
 
     def _missing(self, name: str, what: str) -> SubmissionBroken:
         detail = f"the submission's {name} {what}"

@@ -97,6 +97,8 @@ class WorkerLife:
 
     def crashed(self, desc: str) -> WorkerFault:
         """The channel closed during ``desc``: the worker died, or the submission ended it."""
+        self.last_disk_check = 0.0
+        self.check_disk(desc)  # a worker the sandbox's disk watch stopped gets that verdict, not a crash's
         status = self.exit_status(5)
         words = describe_status(status, str(self.sandbox.tier))
         kind = WorkerCrashed if "killed" in words or status is None else SubmissionExited
@@ -128,10 +130,12 @@ class WorkerLife:
         if now - self.last_disk_check < DISK_WATCH:
             return
         self.last_disk_check = now
-        if self.sandbox.disk_used() > self.limits.disk_bytes:
+        overrun = self.sandbox.disk_overrun()
+        if overrun is not None:
             self.stop()
+            self.sandbox.reclaim()  # what it wrote goes, so the checks after this one have room
             # Not how much: that depends on when the watch looked, and a grade must read the same every time.
-            detail = f"the submission wrote more than its {self.limits.disk_bytes >> 20} MiB of disk during {desc}"
+            detail = f"{overrun} during {desc}"
             self.events.record("disk", detail)
             raise WorkerCrashed(detail)
 

@@ -1,18 +1,23 @@
 """The bubblewrap command line for one worker: what it sees, and the namespaces it gets.
 
 Only /usr (and the merged-/usr links), the interpreter's installation, a fresh /proc and /dev, a
-small tmpfs /tmp and the session folder exist inside; the worker's home is a small tmpfs over its
-on-disk folder, so a disk filler meets "no space left". The harness's own folders are covered by an
-empty tmpfs wherever a bound tree holds them (a system-wide install under /usr, or the harness inside
-the interpreter's own site-packages). The folders above a bound path are made 0755: bubblewrap would
-make them 0700, and a worker under /var/tmp could not reach its own session.
+small tmpfs /tmp of its own and the session folder exist inside. The session is, where the grader
+could make one, a tmpfs of the submission's own (``own_disk``): what the worker writes there fills
+that and nothing else. Where it could not, the worker's home is covered by a small tmpfs, so a disk
+filler meets "no space left" there. The harness's own folders are covered by an empty tmpfs wherever a
+bound tree holds them (a system-wide install under /usr, or the harness inside the interpreter's own
+site-packages). The folders above a bound path are made 0755: bubblewrap would make them 0700, and a
+worker under /var/tmp could not reach its own session.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+import shutil
+from collections.abc import Iterable
 from pathlib import Path
+
+from dedup_harness.grade.sandbox.launch import Launch
 
 SYSTEM_TOPS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 PROVIDED = (Path("/"), Path("/usr"), Path("/tmp"), Path("/proc"), Path("/dev"))
@@ -43,32 +48,32 @@ def _reachable_parents(targets: Iterable[Path]) -> list[str]:
     return args
 
 
-def bwrap_args(
-    bwrap: str,
-    *,
-    session: Path,
-    home: Path,
-    prefix: Path,
-    hidden: Sequence[Path],
-    env: dict[str, str],
-    tmpfs_bytes: int,
-) -> list[str]:
+def command(launch: Launch) -> list[str]:
+    """The whole command: bubblewrap's arguments, ``--``, the drop to the worker's user, the worker."""
+    bwrap = shutil.which("bwrap") or "bwrap"
+    return [*bwrap_args(bwrap, launch), "--", *launch.as_worker, *launch.worker]
+
+
+def bwrap_args(bwrap: str, launch: Launch) -> list[str]:
     """Everything before ``--`` and the worker's own command."""
     visible = [Path("/usr")]
-    args = [bwrap, *system_binds(), "--perms", "1777", "--size", str(tmpfs_bytes), "--tmpfs", "/tmp"]
+    size = str(launch.temp_bytes)
+    args = [bwrap, *system_binds(), "--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
+    prefix = launch.interpreter_prefix
     extra = [prefix] if not prefix.is_relative_to("/usr") else []
-    args += _reachable_parents([session, *extra])
-    args += ["--bind", str(session), str(session)]
+    args += _reachable_parents([launch.session, *extra])
+    args += ["--bind", str(launch.session), str(launch.session)]
     for tree in extra:
         args += ["--ro-bind", str(tree), str(tree)]
         visible.append(tree)
-    for private in hidden:
+    for private in launch.hidden:
         if any(private.is_relative_to(tree) for tree in visible):
             args += ["--tmpfs", str(private)]
-    # bwrap makes the home tmpfs as root: world-writable (sticky) is how the worker's uid may write there.
-    args += ["--perms", "1777", "--size", str(tmpfs_bytes), "--tmpfs", str(home)]
-    args += ["--chdir", str(home), "--clearenv"]
-    for key, value in env.items():
+    if not launch.own_disk:
+        # bwrap makes the home tmpfs as root: world-writable (sticky) is how the worker's uid may write there.
+        args += ["--perms", "1777", "--size", size, "--tmpfs", str(launch.home)]
+    args += ["--chdir", str(launch.home), "--clearenv"]
+    for key, value in launch.env.items():
         args += ["--setenv", key, value]
     args += ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     return [*args, "--die-with-parent", "--new-session"]

@@ -1,8 +1,9 @@
 """What was in force for one submission's worker, in words a TA reads: the tier and each protection.
 
-``in_force`` lists every protection, one line each, from the outermost (the tier's namespaces) to
-the innermost (the worker's audit hook); ``missing`` what this tier does not stop. The worker's own
-Landlock and seccomp lines come from what it reported once confined (``confined``).
+``in_force`` lists every protection, one line each, from the outermost (the tier's namespaces, its
+row of ``tiers.TIERS`` says them) to the innermost (the worker's audit hook); ``missing`` what this
+tier does not stop, and each stronger tier passed over and why. The worker's own Landlock and seccomp
+lines come from what it reported once confined (``confined``).
 """
 
 from __future__ import annotations
@@ -12,28 +13,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from dedup_harness.grade.sandbox.limits import Limits
-from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup
+from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, row
 
 WORKER_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}
 AUDIT_HOOK = (
     "audit hook: network, new processes and signals to other processes refused in the worker, each attempt reported"
 )
-TIER_WORDS = {
-    Tier.BUBBLEWRAP: [
-        "bubblewrap: new network, pid, ipc and uts namespaces: no network at all, no other process in view",
-        "bubblewrap: only /usr, the interpreter and the session folder exist; the harness's files do not",
-    ],
-    Tier.UNSHARE: [
-        "unshare: new network, pid, mount and ipc namespaces: no network at all, no other process in view",
-        "unshare: the harness's folders covered by empty mounts",
-    ],
-    Tier.LANDLOCK: ["landlock: no namespaces; the worker confines itself before any submission code runs"],
-    Tier.SECCOMP: [
-        "seccomp: no namespaces and no Landlock; the worker filters its own system calls before any submission "
-        "code runs; the harness's files are hidden by their modes only"
-    ],
-    Tier.NONE: ["none: NOT ISOLATED (--unisolated): no namespaces, no Landlock, no seccomp"],
-}
 CONFINEMENT_LINES = {"files": "Landlock files", "tcp": "TCP", "signals": "signals", "seccomp": "seccomp"}
 
 
@@ -73,8 +58,11 @@ class Protections:
             self.missing.append(f"seccomp: {confinement.get('seccomp', 'not installed')}")
 
 
-def describe(setup: WorkerSetup, uid: int | None, limits: Limits) -> Protections:
-    """The protections a worker of ``setup`` starts with, before it confines itself."""
+def describe(setup: WorkerSetup, uid: int | None, limits: Limits, *, own_disk: bool | None = None) -> Protections:
+    """The protections a worker of ``setup`` starts with, before it confines itself.
+
+    ``own_disk``: whether its session is a tmpfs of its own (by default: where the setup offers one).
+    """
     tier = setup.tier
     p = Protections(tier=str(tier), interpreter=setup.interpreter.path, interpreter_version=setup.interpreter.version)
     p.limits = {
@@ -83,15 +71,16 @@ def describe(setup: WorkerSetup, uid: int | None, limits: Limits) -> Protections
         "submission_seconds": limits.submission_seconds,
     }
     p.limits |= {"output_bytes": limits.output_bytes, "disk_bytes": limits.disk_bytes}
-    p.in_force = list(TIER_WORDS[tier])
-    namespaces = tier in (Tier.BUBBLEWRAP, Tier.UNSHARE)
+    p.in_force = list(row(tier).in_force)
+    namespaces = row(tier).namespaces
     p.process_namespace = p.harness_files_hidden = namespaces
     if namespaces:
         p.network = f"none: a new network namespace ({tier})"
     else:
         p.network = "none: no socket can be opened (seccomp)" if setup.seccomp and tier is not Tier.NONE else "open"
     if uid is not None:
-        p.user = f"uid {uid} (unprivileged, no capabilities, no new privileges)"
+        # Not the number: it follows the grader's pid, and the same submission must get the same report.
+        p.user = "a uid of its own (unprivileged, no capabilities, no new privileges)"
         p.process_limit_enforced = True
     else:
         p.user = f"uid {os.getuid()}, the grader's own (the grader is not root)"
@@ -99,6 +88,20 @@ def describe(setup: WorkerSetup, uid: int | None, limits: Limits) -> Protections
         if not namespaces:
             p.notes.append("the worker runs as the grader's user: only Landlock and seccomp keep it from the grader")
     p.in_force.append(f"user: {p.user}")
+    p.in_force.append(disk_words(setup.own_disk if own_disk is None else own_disk, limits))
+    if setup.one_at_a_time:
+        p.notes.append(
+            "graded one submission at a time: the workers share the grader's uid, and no namespace or "
+            "Landlock keeps them out of each other's sessions"
+        )
     p.in_force.append(AUDIT_HOOK)
     p.missing += [f"stronger tier not available: {reason}" for reason in setup.passed_over]
     return p
+
+
+def disk_words(own_disk: bool, limits: Limits) -> str:
+    """Whose disk the worker writes, and how much of it."""
+    mib = limits.disk_bytes >> 20
+    if own_disk:
+        return f"disk: a tmpfs of its own ({mib} MiB), mounted only in its grader's namespace"
+    return f"disk: the temp folder's, its session's blocks watched against {mib} MiB"

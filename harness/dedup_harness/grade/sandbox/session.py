@@ -1,12 +1,11 @@
 """Start the grading worker behind every protection its tier offers, and take it down again.
 
-Layers, outermost first (``tiers`` says which tier this machine offers):
+Layers, outermost first (each tier's row of ``tiers.TIERS`` says which it has and builds its command):
 
 - the tier's namespaces: bubblewrap (only /usr, the interpreter and the session folder visible) or
   unshare (the harness's folders covered), each with new network, pid and ipc namespaces;
-- ``setpriv`` to a dedicated uid (1,000,000 + the grader's pid, so parallel graders never share one)
-  when the grader is root: root ignores RLIMIT_NPROC and could signal or delete anything. No
-  capabilities, no new privileges;
+- ``setpriv`` to a uid of the worker's own (``users``) when the grader is root: root ignores
+  RLIMIT_NPROC and could signal or delete anything. No capabilities, no new privileges;
 - resource limits set before exec (address space, CPU, file size, open files, processes, no core);
   a scrubbed environment; stdout and stderr on a pipe the grader drains and truncates;
 - inside the worker, before any submission code: Landlock (files: its code read-only, its home and
@@ -17,15 +16,18 @@ The interpreter is the setup's: a Python >= 3.11 the worker's user can run, by i
 venv's link is not visible in a sandbox), with ``-I -S``: the standard library only.
 ``Protections`` records what was in force, for the report.
 
-A session folder holds ``code/`` (the worker package and a copy of the submission root, read-only to
-the worker), ``home/`` (the worker's scratch and working directory) and ``shared/`` (the grader's,
-where the checks' temporary folders live, so a ``spool_dir`` a check passes is visible to both sides;
-the worker may write only in the spool folders granted to it).
+The session folder (``folder``: the submission's code, the worker's home, the grader's shared folder
+where the checks' spool folders live) is closed to everyone but the grader and the worker. In a
+process that grades this submission alone (``own_namespace``) and a tier with namespaces, it is a
+tmpfs of the disk limit's size in that process's own mount namespace (``own_disk``): a full disk is
+the submission's alone. Elsewhere it is on the temp folder's disk: a watch (``disk``) stops the worker
+the moment its files pass the limit or fill that disk, and between calls the worker is paused
+(SIGSTOP), so its threads never write while the grader writes its own files there. Either way a
+full disk is the submission's verdict ("disk full"), never its classmate's.
 """
 
 from __future__ import annotations
 
-import compileall
 import contextlib
 import functools
 import json
@@ -33,64 +35,38 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.core import scratch_dirs
 from dedup_harness.grade import worker
-from dedup_harness.grade.sandbox.bwrap import bwrap_args
+from dedup_harness.grade.sandbox import own_disk
+from dedup_harness.grade.sandbox.disk import LOW_SPACE, DiskWatch, WorkerDisk, space_left
+from dedup_harness.grade.sandbox.folder import PUBLIC_TEMP, make_session
+from dedup_harness.grade.sandbox.launch import Launch, harness_folders
 from dedup_harness.grade.sandbox.limits import Limits, prctl_function, set_limits
 from dedup_harness.grade.sandbox.output import OutputTrap
+from dedup_harness.grade.sandbox.pause import pause_child
 from dedup_harness.grade.sandbox.protections import WORKER_ENV, describe
-from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, harness_folders, worker_setup
-from dedup_harness.grade.sandbox.unshare import unshare_prefix
-from dedup_harness.grade.sandbox.users import drop_privileges, kill_uid, sweep_stale_workers, tasks_of, worker_uid
+from dedup_harness.grade.sandbox.space import remove_owned_by
+from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, row, worker_setup
+from dedup_harness.grade.sandbox.users import (
+    claim_slot,
+    drop_privileges,
+    kill_uid,
+    release_slot,
+    tasks_of,
+    worker_uid,
+)
 
-WORKER_PACKAGE = Path(worker.__file__).resolve().parent
-SESSION = "session"  # the session folder's kind: dedup-harness-session-<grader pid>.<start>-...
-PUBLIC_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
-
-
-@functools.cache
-def compiled_worker_package() -> Path:
-    """The worker package with its bytecode, compiled once per grader where the harness is writable.
-
-    The worker runs with -B (it never writes bytecode) and would otherwise compile its modules at
-    every start, some 50 ms; an interpreter of another version ignores these files and compiles.
-    """
-    with contextlib.suppress(OSError):
-        compileall.compile_dir(WORKER_PACKAGE, quiet=2)
-    return WORKER_PACKAGE
+PAUSE_BELOW = 4 << 30  # free bytes under which a worker without a disk of its own is paused between calls
 
 
-def reachable_by_all(folder: Path) -> bool:
-    """Can any user pass through ``folder`` and every folder above it?"""
-    try:
-        return all(path.stat().st_mode & 0o001 for path in [folder, *folder.parents])
-    except OSError:
-        return False
-
-
-def session_parent(uid: int | None) -> Path:
-    """Where session folders go: the temp folder, unless a worker of another uid could not reach into it.
-
-    A root grader's TMPDIR may sit in a folder only root can enter (a folder the grader made with
-    mkdtemp): its workers' sessions then go to the first of /tmp, /var/tmp and /dev/shm that every
-    user can reach. (bubblewrap would not need it; the other tiers see the real file system.)
-    """
-    chosen = Path(tempfile.gettempdir())
-    if uid is None or reachable_by_all(chosen):
-        return chosen
-    usable = (Path(p) for p in PUBLIC_TEMP if reachable_by_all(Path(p)) and os.access(p, os.W_OK | os.X_OK))
-    return next(usable, chosen)
-
-
-def sweep_stale_sessions(parent: Path) -> None:
-    """Remove what graders killed before they could clean up left: their workers, then their folders."""
-    sweep_stale_workers()
-    scratch_dirs.sweep(parent)
+def worker_command(python: str, code: Path, request_fd: int, reply_fd: int, settings: dict[str, Any]) -> list[str]:
+    """The interpreter and the worker's arguments (see ``grade.worker``)."""
+    unbuffered = "-u"  # what the submission printed before it was killed is not lost
+    bootstrap = [python, "-I", "-S", "-B", unbuffered, "-c", worker.BOOTSTRAP]
+    return [*bootstrap, str(code), str(code / "root"), str(request_fd), str(reply_fd), json.dumps(settings)]
 
 
 @dataclass
@@ -104,44 +80,39 @@ class WorkerProcess:
 
 
 class Sandbox:
-    """One submission's session folder and the way to start its worker."""
+    """One submission's session folder and the way to start its worker.
 
-    def __init__(self, root: Path, limits: Limits, setup: WorkerSetup | None = None) -> None:
+    ``own_namespace``: the calling process grades this submission alone and has a single thread (the
+    grading plugin's suite process), so it may move into a mount namespace of its own and give the
+    session a tmpfs there, where the setup offers one.
+    """
+
+    def __init__(
+        self, root: Path, limits: Limits, setup: WorkerSetup | None = None, *, own_namespace: bool = False
+    ) -> None:
         self.limits = limits
         self.setup = setup or worker_setup()
         self.tier = self.setup.tier
-        self.uid = worker_uid()
-        parent = session_parent(self.uid)
-        sweep_stale_sessions(parent)
-        self.session = Path(tempfile.mkdtemp(prefix=scratch_dirs.prefix(SESSION), dir=parent))
-        self.session.chmod(0o711)
+        self.slot = claim_slot()
+        self.uid = worker_uid(self.slot)
+        self.own_disk = own_namespace and self.setup.own_disk
+        try:
+            self.session = make_session(root, self.uid, own=self.own_disk, disk_bytes=limits.disk_bytes)
+        except BaseException:
+            release_slot(self.slot)
+            raise
         self.code = self.session / "code"
         self.home = self.session / "home"
         self.shared = self.session / "shared"
-        shutil.copytree(root, self.code / "root", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-        shutil.copytree(compiled_worker_package(), self.code / worker.PACKAGE)
-        self.home.mkdir()
-        self._give(self.home)
-        # shared/ stays the grader's (0711): the worker writes only in the spool folders granted to
-        # it, and cannot rename or replace the folders the checks inspect.
-        self.shared.mkdir(mode=0o711)
-        self.shared.chmod(0o711)
-        self._grant_read(self.code)
+        self.disk = WorkerDisk(self.home, self.shared, limits.disk_bytes, own=self.own_disk)
+        self.watch: DiskWatch | None = None
+        self.running: int | None = None  # the running worker's process group
+        self.paused = False
         self.python = self.setup.interpreter.path
-        self.protections = describe(self.setup, self.uid, limits)
+        self.protections = describe(self.setup, self.uid, limits, own_disk=self.own_disk)
         self.traps: list[OutputTrap] = []
 
     # -- permissions ----------------------------------------------------------------------------
-
-    def _give(self, path: Path) -> None:
-        """Make ``path`` the worker's own (its uid), so it can write there and nowhere else we own."""
-        if self.uid is not None:
-            os.chown(path, self.uid, self.uid)
-        path.chmod(0o700)
-
-    def _grant_read(self, folder: Path) -> None:
-        for path in [folder, *folder.rglob("*")]:
-            path.chmod(0o755 if path.is_dir() else 0o644)
 
     def grant_spool_dir(self, path: Path) -> bool:
         """Let the worker write in a check's folder under ``shared/``; False if it lies elsewhere."""
@@ -153,6 +124,7 @@ class Sandbox:
             folder.chmod(folder.stat().st_mode | 0o011)
         if self.uid is not None:
             os.chown(target, self.uid, self.uid)
+        self.disk.granted.append(target)
         return True
 
     # -- starting -------------------------------------------------------------------------------
@@ -176,37 +148,20 @@ class Sandbox:
         return {**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)}
 
     def command(self, request_fd: int, reply_fd: int) -> list[str]:
-        started = [
-            self.python,
-            "-I",
-            "-S",
-            "-B",
-            "-u",  # unbuffered: what the submission printed before it was killed is not lost
-            "-c",
-            worker.BOOTSTRAP,
-            str(self.code),
-            str(self.code / "root"),
-            str(request_fd),
-            str(reply_fd),
-            json.dumps(self.settings()),
-        ]
-        as_worker = drop_privileges(self.uid)
-        if self.tier is Tier.BUBBLEWRAP:
-            sandbox = bwrap_args(
-                shutil.which("bwrap") or "bwrap",
-                session=self.session,
-                home=self.home,
-                prefix=self.setup.interpreter.prefix,
-                hidden=harness_folders(self.session),
-                env=self.environment(),
-                tmpfs_bytes=self.limits.tmpfs_bytes,
-            )
-            return [*sandbox, "--", *as_worker, *started]
-        if self.tier is Tier.UNSHARE and self.setup.user_namespace:
-            return [*as_worker, *unshare_prefix(harness_folders(self.session), user_namespace=True), *started]
-        if self.tier is Tier.UNSHARE:
-            return [*unshare_prefix(harness_folders(self.session), user_namespace=False), *as_worker, *started]
-        return [*as_worker, *started]
+        launch = Launch(
+            worker=worker_command(self.python, self.code, request_fd, reply_fd, self.settings()),
+            as_worker=drop_privileges(self.uid),
+            session=self.session,
+            home=self.home,
+            interpreter_prefix=self.setup.interpreter.prefix,
+            env=self.environment(),
+            temp_bytes=self.limits.tmpfs_bytes,
+            user_namespace=self.setup.user_namespace,
+            own_disk=self.own_disk,
+            hidden=harness_folders(self.session),
+            passed_fds=(request_fd, reply_fd),
+        )
+        return row(self.tier).command(launch)
 
     def start(self) -> WorkerProcess:
         request_read, request_write = os.pipe()
@@ -232,10 +187,16 @@ class Sandbox:
                 os.close(fd)
         trap = OutputTrap(output_read, self.limits.output_bytes)
         self.traps.append(trap)
+        self.watch = DiskWatch(self.disk.overrun, functools.partial(self._stop_for_disk, process.pid))
+        self.running = process.pid
         return WorkerProcess(process, request_write, reply_read, [trap])
 
     def stop(self, worker: WorkerProcess) -> None:
         """Kill the worker and everything it started, and close the grader's ends."""
+        if self.watch is not None:
+            self.watch.end()
+            self.watch = None
+        self.running = None
         with contextlib.suppress(ProcessLookupError):
             os.killpg(worker.process.pid, signal.SIGKILL)
         try:  # reaped first: in a tier without namespaces it is of the worker's uid, and a zombie counts
@@ -243,23 +204,61 @@ class Sandbox:
         except subprocess.TimeoutExpired:
             worker.process.kill()
         self.kill_strays()
+        if self.disk.overrun() is not None:  # stopped for another reason with its disk full: room for the rest
+            self.disk.reclaim()
         for fd in (worker.request_fd, worker.reply_fd):
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+    def pause(self) -> None:
+        """Between calls, where the session shares a nearly full disk: the worker stops (SIGSTOP).
+
+        Its threads would otherwise go on writing while the grader writes its own files there. The
+        grader waits until the whole worker has stopped (a thread may be inside a long write), then,
+        if that left the disk short of space, has the watch look at once. With more than
+        ``PAUSE_BELOW`` free, no write between two looks of the watch could fill the disk, and the
+        worker runs on (a pause costs a round trip through the scheduler). (In the tiers with
+        namespaces the disk is its own, and the worker is not our child.)
+        """
+        if self.running is None or row(self.tier).namespaces or space_left(self.home) > PAUSE_BELOW:
+            return
+        pause_child(self.running)
+        self.paused = True
+        if self.watch is not None and space_left(self.home) < LOW_SPACE:
+            self.watch.look()
+
+    def resume(self) -> None:
+        """A call is about to be made: a paused worker runs again (SIGCONT)."""
+        if self.paused and self.running is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.running, signal.SIGCONT)
+        self.paused = False
 
     def kill_strays(self) -> None:
         """Every process of the worker's uid, even one that left the process group and namespace."""
         if self.uid is not None:
             kill_uid(self.uid)
 
-    def disk_used(self) -> int:
-        total = 0
-        for folder in (self.home, self.shared):
-            for dirpath, _, files in os.walk(folder):
-                for name in files:
-                    with contextlib.suppress(OSError):
-                        total += os.lstat(os.path.join(dirpath, name)).st_size
-        return total
+    # -- the disk -------------------------------------------------------------------------------
+
+    def disk_overrun(self) -> str | None:
+        """None while the worker keeps within its disk; else the verdict's words ("disk full: ...")."""
+        if self.watch is not None and self.watch.verdict is not None:
+            return self.watch.verdict  # the watch stopped it already
+        return self.disk.overrun()
+
+    def _stop_for_disk(self, pid: int) -> None:
+        """The disk watch's stop: the worker and everything it started killed, what it wrote removed."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGKILL)
+        self.kill_strays()
+        self.disk.reclaim()
+
+    def reclaim(self) -> None:
+        """Once the worker is stopped: remove what it wrote, so the checks after this one have room."""
+        self.disk.reclaim()
+
+    # -- its output, and the end ----------------------------------------------------------------
 
     def output(self) -> str:
         return "\n".join(trap.text() for trap in self.traps if trap.total)
@@ -269,4 +268,9 @@ class Sandbox:
 
     def close(self) -> None:
         self.kill_strays()
+        if self.uid is not None and not row(self.tier).namespaces:
+            remove_owned_by(self.uid, PUBLIC_TEMP)  # what its uid left in the world-writable folders
+        if self.own_disk:
+            own_disk.unmount(self.session)
         shutil.rmtree(self.session, ignore_errors=True)
+        release_slot(self.slot)

@@ -1,14 +1,10 @@
-"""The isolation tiers, strongest first, and which one this machine offers: probed once per process.
+"""The isolation tiers as one table, strongest first: what each needs, how it is detected, its command, its words.
 
-- ``bubblewrap``: new namespaces (network, pid, ipc, uts, mount); only /usr, the interpreter and the
-  session exist. As root, or unprivileged where user namespaces are allowed.
-- ``unshare``: new network, pid, mount and ipc namespaces, the harness's folders covered; as root with
-  CAP_SYS_ADMIN, or through an unprivileged user namespace (a non-root grader, a container).
-- ``landlock``: no namespace and no privilege: the worker confines itself (Landlock for files, TCP,
-  signals; seccomp for sockets, processes, ptrace).
-- ``seccomp``: a kernel without Landlock: seccomp alone; the harness's files are hidden only if their
-  modes keep the worker's uid out (the preflight checks).
-- ``none``: nothing; only with ``--unisolated``.
+Every fact about a tier lives in its row of ``TIERS``: the reports read its ``in_force`` lines
+(``protections``), the preflight its ``remedy`` (how to isolate), the README's table and
+docs/isolation.md the rest (``tier_docs`` writes both, and a test holds them to this table).
+Detection (``detect``) runs once per process; the grade command detects, and every grading process
+gets the answer (``WorkerSetup``, as JSON) rather than detecting again.
 
 Every tier but ``none`` stacks the worker's own Landlock (where the kernel has it) and seccomp under
 its namespaces, and the worker's audit hook over everything.
@@ -17,21 +13,15 @@ its namespaces, and the worker's audit hook over everything.
 from __future__ import annotations
 
 import functools
-import shutil
-import subprocess
-import tempfile
-from dataclasses import dataclass, field
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from pathlib import Path
 
-from dedup_harness.core.paths import DATA_ROOT, PACKAGE_DIR
-from dedup_harness.grade.sandbox.bwrap import system_binds
+from dedup_harness.grade.sandbox import bwrap, detect, own_disk, unshare
 from dedup_harness.grade.sandbox.interpreter import Interpreter, find
-from dedup_harness.grade.sandbox.unshare import unshare_prefix
-from dedup_harness.grade.sandbox.users import drop_privileges, is_root, worker_uid
-from dedup_harness.grade.worker import arches, landlock
-
-CAP_SYS_ADMIN = 21
+from dedup_harness.grade.sandbox.launch import Launch, direct
+from dedup_harness.grade.sandbox.users import is_root, worker_uid
 
 
 class Tier(StrEnum):
@@ -42,8 +32,168 @@ class Tier(StrEnum):
     NONE = "none"
 
 
-STRONGEST_FIRST = (Tier.BUBBLEWRAP, Tier.UNSHARE, Tier.LANDLOCK, Tier.SECCOMP)
 AUTO = "auto"
+
+
+@dataclass(frozen=True)
+class TierRow:
+    """One tier: what it needs and does, in the words the reports, the preflight and the README use."""
+
+    tier: Tier
+    needs: str  # what the machine must offer
+    remedy: str  # how to get it, for the preflight's advice ("" for none)
+    detected: str  # how the grader finds out whether it runs here
+    started: str  # how the worker's command is built
+    network: str  # what stops the network
+    harness_files: str  # what hides the harness's files (the reference)
+    signals: str  # what stops signals to the grader
+    classmates: str  # what keeps submissions graded at the same time out of each other's sessions
+    disk: str  # whose disk the worker writes
+    in_force: tuple[str, ...]  # the report's first lines for a worker of this tier
+    namespaces: bool  # new network, pid and mount namespaces
+    own_disk: bool  # the session can be a tmpfs of the submission's own
+    apart_as_one_user: bool  # keeps workers out of each other's sessions even when they share the grader's uid
+    detect: Callable[[], str | None]  # None where the tier runs here, else what is missing
+    command: Callable[[Launch], list[str]]  # the worker's whole command line
+
+
+OWN_DISK = (
+    "a tmpfs of its own (the disk limit), mounted only in its grader's namespace and gone with it: a full disk is "
+    "its verdict alone"
+)
+SHARED_DISK = (
+    "the temp folder's: its session's blocks are watched against the disk limit, and a batch grades only as many "
+    "submissions at a time as the free space holds (jobs times the limit), saying so"
+)
+TIERS = (
+    TierRow(
+        Tier.BUBBLEWRAP,
+        needs="`bwrap` (`apt-get install bubblewrap`); as root, or a non-root user where unprivileged user "
+        "namespaces are allowed",
+        remedy="install bubblewrap (apt-get install bubblewrap)",
+        detected="bubblewrap makes new network and pid namespaces around /usr/bin/true",
+        started="bwrap binds /usr, the interpreter's installation and the session, gives a tmpfs /tmp and new "
+        "network, pid, ipc and uts namespaces, covers any of the harness's folders in view; then setpriv to the "
+        "worker's uid (as root) and the worker",
+        network="a new network namespace, and seccomp (no sockets)",
+        harness_files="they are not in its view (only /usr, the interpreter and the session exist), and Landlock",
+        signals="a new pid namespace, a dedicated uid as root, Landlock scope, seccomp",
+        classmates="not in its view: its /tmp is its own, and every session is mounted in its own grader's "
+        "namespace only",
+        disk=OWN_DISK + "; its /tmp is a small tmpfs of its own",
+        in_force=(
+            "bubblewrap: new network, pid, ipc and uts namespaces: no network at all, no other process in view",
+            "bubblewrap: only /usr, the interpreter and the session folder exist; the harness's files do not",
+        ),
+        namespaces=True,
+        own_disk=True,
+        apart_as_one_user=True,
+        detect=detect.detect_bubblewrap,
+        command=bwrap.command,
+    ),
+    TierRow(
+        Tier.UNSHARE,
+        needs="`unshare` (util-linux); as root with CAP_SYS_ADMIN, else an unprivileged user namespace (a non-root "
+        "user, a container)",
+        remedy="allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)",
+        detected="unshare covers a folder with a tmpfs in new namespaces around /usr/bin/true: directly as root with "
+        "CAP_SYS_ADMIN, else through a user namespace as the worker's user",
+        started="unshare makes new network, pid, mount and ipc namespaces; a shell covers the harness's folders and "
+        "the public temp folders, then exec; setpriv to the worker's uid (before unshare, through a user namespace, "
+        "whose capabilities are then dropped) and the worker",
+        network="a new network namespace, and seccomp",
+        harness_files="empty mounts over its folders, and Landlock",
+        signals="a new pid namespace (its own /proc), Landlock scope, seccomp",
+        classmates="every session is mounted in its own grader's namespace only, and the public temp folders are "
+        "covered: another's session is out of view; Landlock",
+        disk=OWN_DISK + "; /tmp, /var/tmp and /dev/shm are small tmpfs of its own",
+        in_force=(
+            "unshare: new network, pid, mount and ipc namespaces: no network at all, no other process in view",
+            "unshare: the harness's folders covered by empty mounts",
+        ),
+        namespaces=True,
+        own_disk=True,
+        apart_as_one_user=True,
+        detect=detect.detect_unshare,
+        command=unshare.command,
+    ),
+    TierRow(
+        Tier.LANDLOCK,
+        needs="a kernel with Landlock (Linux 5.13+), x86_64 or aarch64; nothing else",
+        remedy="grade on a Linux kernel with Landlock (5.13 or later)",
+        detected="the kernel answers Landlock's version call, and the worker has a seccomp table for this processor",
+        started="setpriv to the worker's uid (as root), then the worker, which confines itself",
+        network="seccomp (no sockets), Landlock (no TCP)",
+        harness_files="Landlock: only its session, its code and the interpreter are readable",
+        signals="Landlock scope (ABI 6+), seccomp (signals only to itself)",
+        classmates="Landlock: no other session is readable, nor the temp folder listable; as root, a uid of its own "
+        "and sessions closed to every other",
+        disk=SHARED_DISK,
+        in_force=("landlock: no namespaces; the worker confines itself before any submission code runs",),
+        namespaces=False,
+        own_disk=False,
+        apart_as_one_user=True,
+        detect=detect.detect_landlock,
+        command=direct,
+    ),
+    TierRow(
+        Tier.SECCOMP,
+        needs="x86_64 or aarch64 (a kernel without Landlock)",
+        remedy="as root without those, install the harness where the worker's uid cannot read it (chmod -R go-rwx "
+        "its venv)",
+        detected="the worker has a seccomp table for this processor (x86_64, aarch64)",
+        started="setpriv to the worker's uid (as root), then the worker, which installs its seccomp filter",
+        network="seccomp (no sockets)",
+        harness_files="file modes only: the harness installed where the worker's uid cannot read it (as root)",
+        signals="seccomp, and a dedicated uid as root",
+        classmates="file modes: as root a uid of its own and sessions closed to every other; a non-root grader "
+        "grades one submission at a time (its workers share its uid)",
+        disk=SHARED_DISK + "; it may also write the world-writable folders, and as root what its uid left in /tmp, "
+        "/var/tmp and /dev/shm is removed after it",
+        in_force=(
+            "seccomp: no namespaces and no Landlock; the worker filters its own system calls before any submission "
+            "code runs; the harness's files are hidden by their modes only",
+        ),
+        namespaces=False,
+        own_disk=False,
+        apart_as_one_user=False,
+        detect=detect.detect_seccomp,
+        command=direct,
+    ),
+    TierRow(
+        Tier.NONE,
+        needs="`--unisolated`",
+        remedy="",
+        detected="always: it needs nothing (the preflight then refuses it unless --unisolated)",
+        started="setpriv to the worker's uid (as root), then the worker, which confines nothing",
+        network="the audit hook only",
+        harness_files="nothing",
+        signals="the audit hook, and a dedicated uid as root",
+        classmates="as for seccomp: file modes as root, one at a time otherwise",
+        disk=SHARED_DISK,
+        in_force=("none: NOT ISOLATED (--unisolated): no namespaces, no Landlock, no seccomp",),
+        namespaces=False,
+        own_disk=False,
+        apart_as_one_user=False,
+        detect=detect.detect_nothing,
+        command=direct,
+    ),
+)
+ROWS = {row.tier: row for row in TIERS}
+STRONGEST_FIRST = tuple(row.tier for row in TIERS if row.tier is not Tier.NONE)
+
+
+def row(tier: Tier) -> TierRow:
+    return ROWS[tier]
+
+
+def how_to_isolate() -> str:
+    """The preflight's advice when no tier isolates: each tier's remedy, strongest first."""
+    remedies = [row(tier).remedy for tier in STRONGEST_FIRST]  # the last, seccomp's, is what to do without the rest
+    return (
+        f"to isolate the worker: {', or '.join(remedies[:-1])}; {remedies[-1]}. Or pass --unisolated to grade "
+        "without isolation: every report then says so first."
+    )
 
 
 class SetupError(RuntimeError):
@@ -52,81 +202,35 @@ class SetupError(RuntimeError):
 
 @dataclass(frozen=True)
 class WorkerSetup:
-    """How every worker of this grader runs: its tier, its interpreter, and the kernel's layers."""
+    """How every worker of this grader runs: its tier, its interpreter, and what the machine offered."""
 
     tier: Tier
     interpreter: Interpreter
     landlock_abi: int
     seccomp: bool  # this architecture has a syscall table, so the filter can be installed
     passed_over: tuple[str, ...] = field(default=())  # why each stronger tier is not in use
+    user_namespace: bool = False  # the unshare tier goes through a user namespace
+    own_disk: bool = False  # each submission's session is a tmpfs of its own
+
+    def as_json(self) -> str:
+        """The setup as the grading plugin's option carries it to each grading process."""
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+    @classmethod
+    def from_json(cls, text: str) -> WorkerSetup:
+        data = json.loads(text)
+        fields = {**data, "tier": Tier(data["tier"]), "passed_over": tuple(data["passed_over"])}
+        return cls(**{**fields, "interpreter": Interpreter(**data["interpreter"])})
 
     @property
-    def user_namespace(self) -> bool:
-        """Does this setup's unshare go through a user namespace?"""
-        return self.tier is Tier.UNSHARE and unshare_needs_user_namespace()
-
-
-def unshare_needs_user_namespace() -> bool:
-    """unshare goes through a user namespace unless the grader is root with CAP_SYS_ADMIN."""
-    return not (is_root() and has_cap_sys_admin())
-
-
-def has_cap_sys_admin() -> bool:
-    status = Path("/proc/self/status").read_text(encoding="ascii")
-    effective = next(line.split()[1] for line in status.splitlines() if line.startswith("CapEff:"))
-    return bool(int(effective, 16) >> CAP_SYS_ADMIN & 1)
-
-
-def _runs(command: list[str]) -> bool:
-    try:
-        return subprocess.run(command, capture_output=True, timeout=20, cwd="/", check=False).returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-
-
-@functools.cache
-def bwrap_works() -> bool:
-    """Is bubblewrap installed and able to make its namespaces here?"""
-    bwrap = shutil.which("bwrap")
-    probe = [bwrap or "bwrap", *system_binds(), "--unshare-net", "--unshare-pid", "--die-with-parent", "/usr/bin/true"]
-    return bwrap is not None and _runs(probe)
-
-
-@functools.cache
-def unshare_works(*, user_namespace: bool) -> bool:
-    """Can unshare make the namespaces and cover a folder, directly or through a user namespace?"""
-    if shutil.which("unshare") is None or (not user_namespace and not is_root()):
-        return False
-    with tempfile.TemporaryDirectory() as folder:
-        Path(folder).chmod(0o755)
-        as_worker = drop_privileges(worker_uid()) if user_namespace else []
-        return _runs([*as_worker, *unshare_prefix([Path(folder)], user_namespace=user_namespace), "/usr/bin/true"])
-
-
-@functools.cache
-def landlock_abi() -> int:
-    return landlock.abi()
-
-
-def seccomp_known() -> bool:
-    return arches.current_arch() is not None
+    def one_at_a_time(self) -> bool:
+        """Workers share the grader's uid and nothing but file modes keeps them apart: grade one at a time."""
+        return not row(self.tier).apart_as_one_user and not is_root()
 
 
 def why_not(tier: Tier) -> str | None:
-    """None when ``tier`` works here; else what is missing and how to get it."""
-    if tier is Tier.BUBBLEWRAP and not bwrap_works():
-        if shutil.which("bwrap") is None:
-            return "bubblewrap is not installed (apt-get install bubblewrap)"
-        return (
-            "bubblewrap cannot make its namespaces here (no unprivileged user namespaces, or a container forbids them)"
-        )
-    if tier is Tier.UNSHARE and not unshare_works(user_namespace=unshare_needs_user_namespace()):
-        return "unshare cannot make namespaces here: no CAP_SYS_ADMIN, and no unprivileged user namespaces"
-    if tier in (Tier.LANDLOCK, Tier.SECCOMP) and not seccomp_known():
-        return "the worker has no seccomp filter for this architecture (x86_64 and aarch64 only)"
-    if tier is Tier.LANDLOCK and landlock_abi() == 0:
-        return "the kernel has no Landlock (Linux 5.13 or later, with landlock among its LSMs)"
-    return None
+    """None when ``tier`` runs here; else what is missing and how to get it."""
+    return row(tier).detect()
 
 
 def choose(asked: str = AUTO) -> tuple[Tier, tuple[str, ...]]:
@@ -151,13 +255,12 @@ def worker_setup(asked: str = AUTO, python: str | None = None) -> WorkerSetup:
     """The setup for this grader's workers; ``python`` names the interpreter (else one is found)."""
     tier, passed_over = choose(asked)
     interpreter = Interpreter(python) if python else find(worker_uid())
-    return WorkerSetup(tier, interpreter, landlock_abi(), seccomp_known(), passed_over)
-
-
-def harness_folders(session: Path) -> list[Path]:
-    """The harness's own folders (reference, oracle, fixtures, tests), unless the session lies inside one."""
-    folders = [path for path in {DATA_ROOT.resolve(), PACKAGE_DIR.resolve()} if not session.is_relative_to(path)]
-    # One mount over the outer folder covers the inner one (whose mount point it hides).
-    return sorted(
-        path for path in folders if not any(path != other and path.is_relative_to(other) for other in folders)
+    return WorkerSetup(
+        tier,
+        interpreter,
+        detect.landlock_abi(),
+        detect.seccomp_known(),
+        passed_over,
+        user_namespace=tier is Tier.UNSHARE and detect.unshare_needs_user_namespace(),
+        own_disk=row(tier).own_disk and own_disk.works(),
     )

@@ -2,18 +2,23 @@
 
 New network (only a downed loopback), pid (with its own /proc), mount and ipc namespaces. The rest of
 the file system stays in view, read as the worker's own user; an empty tmpfs covers each of the
-harness's folders. A root grader (CAP_SYS_ADMIN) makes them directly; anyone else (a non-root grader,
-a container without CAP_SYS_ADMIN, after dropping to the worker's uid) through a user namespace in
-which it is root, whose capabilities are dropped (bounding set emptied) before the worker starts, so
-the worker cannot unmount what covers the harness.
+harness's folders, and a small tmpfs of its own each public temp folder (/tmp, /var/tmp, /dev/shm), so
+what it writes outside its session fills only those. A session under one of them is bound back
+through a descriptor opened before the cover. A root grader (CAP_SYS_ADMIN) makes the namespaces
+directly; anyone else (a non-root grader, a container without CAP_SYS_ADMIN, after dropping to the
+worker's uid) through a user namespace in which it is root, whose capabilities are dropped (bounding
+set emptied) before the worker starts, so the worker cannot unmount what covers the harness.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
+
+from dedup_harness.grade.sandbox.launch import Launch
 
 NAMESPACES = (
     "--net",
@@ -26,14 +31,43 @@ NAMESPACES = (
     "--propagation",
     "private",
 )
+PUBLIC_TEMP = (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm"))
+FREE_FDS = range(3, 10)  # the shell names a descriptor by one digit: one of these not passed holds the session
 
 
-def unshare_prefix(hide: Sequence[Path], *, user_namespace: bool) -> list[str]:
+def _covers(launch: Launch) -> list[str]:
+    """Shell lines that put a tmpfs of its own over each public temp folder, keeping the session in view."""
+    lines: list[str] = []
+    session = shlex.quote(str(launch.session))
+    held = next(fd for fd in FREE_FDS if fd not in launch.passed_fds)
+    for folder in PUBLIC_TEMP:
+        if not folder.is_dir() or launch.interpreter_prefix.is_relative_to(folder):
+            continue
+        cover = f"mount -t tmpfs -o size={launch.temp_bytes},mode=1777 scratch {shlex.quote(str(folder))}"
+        if launch.session.is_relative_to(folder):
+            again = f"mount --no-canonicalize --bind /proc/self/fd/{held} {session}"
+            lines += [f"exec {held}<{session}", cover, f"mkdir -p {session}", again, f"exec {held}<&-"]
+        else:
+            lines.append(cover)
+    return lines
+
+
+def unshare_prefix(hide: Sequence[Path], *, user_namespace: bool, covers: Sequence[str] = ()) -> list[str]:
     """The command up to the worker's own (which follows it); ``user_namespace`` for an unprivileged caller."""
     unshare = shutil.which("unshare") or "unshare"
     mounts = [f"mount -t tmpfs -o size=4k,mode=0755 hidden {shlex.quote(str(path))}" for path in hide]
-    script = " && ".join([*mounts, 'exec "$@"'])
+    script = " && ".join([*mounts, *covers, 'exec "$@"'])
     if not user_namespace:
         return [unshare, *NAMESPACES, "/bin/sh", "-c", script, "sh"]
-    drop = [shutil.which("setpriv") or "setpriv", "--inh-caps=-all", "--bounding-set=-all"]
+    setpriv = shutil.which("setpriv")
+    # By its real path: it runs after the covers, and a PATH folder under /tmp is not there any more.
+    drop = [os.path.realpath(setpriv) if setpriv else "setpriv", "--inh-caps=-all", "--bounding-set=-all"]
     return [unshare, "--user", "--map-root-user", *NAMESPACES, "/bin/sh", "-c", script, "sh", *drop]
+
+
+def command(launch: Launch) -> list[str]:
+    """The whole command: through a user namespace the drop to the worker's uid comes first, else last."""
+    prefix = unshare_prefix(launch.hidden, user_namespace=launch.user_namespace, covers=_covers(launch))
+    if launch.user_namespace:
+        return [*launch.as_worker, *prefix, *launch.worker]
+    return [*prefix, *launch.as_worker, *launch.worker]

@@ -1,8 +1,11 @@
-"""The worker's user: a dedicated uid when the grader is root, and how to drop to it and clear it out.
+"""The worker's user: a uid of its own for each worker when the grader is root; dropping to it; clearing it out.
 
-As root the worker runs as uid ``UID_BASE`` + the grader's pid, so parallel graders never share one
-and every process of a submission can be found (and killed) by its uid, even one that left its
-process group.
+As root each sandbox's worker runs as ``UID_BASE + SLOTS * <the grader's pid> + <slot>``: the slot is
+the sandbox's among the sandboxes this process holds at once, so no two live workers share a uid (nor
+do two submissions graded side by side, each by its own suite process), every process of a
+submission can be found (and killed) by its uid, even one that left its process group, and file
+modes keep each worker out of every other's session. (The range starts far above the 1,000,000 +
+pid of earlier releases, so a grader of either kind never takes the other's workers for its own.)
 """
 
 from __future__ import annotations
@@ -11,21 +14,49 @@ import contextlib
 import os
 import shutil
 import subprocess
+import threading
 import time
 from pathlib import Path
 
 from dedup_harness.core.scratch_dirs import start_ticks
 
-UID_BASE = 1_000_000  # worker uid = UID_BASE + the grader's pid: no two live graders share one
+UID_BASE = 200_000_000
+SLOTS = 16  # sandboxes one grader process may hold at once, each with a uid of its own
+_slots_taken: set[int] = set()
+_slots_lock = threading.Lock()
 
 
 def is_root() -> bool:
     return os.geteuid() == 0
 
 
-def worker_uid() -> int | None:
-    """The uid the worker runs as: a dedicated one when the grader is root, else the grader's own."""
-    return UID_BASE + os.getpid() if is_root() else None
+def worker_uid(slot: int = 0) -> int | None:
+    """The uid of this process's worker in ``slot`` when the grader is root, else None (the grader's own).
+
+    Slot 0 also stands for every worker when the tiers are detected and the interpreter is tried:
+    any of these uids can do what the others can.
+    """
+    return UID_BASE + SLOTS * os.getpid() + slot if is_root() else None
+
+
+def claim_slot() -> int:
+    """A slot no live sandbox of this process holds (given back by ``release_slot``)."""
+    with _slots_lock:
+        free = next((slot for slot in range(SLOTS) if slot not in _slots_taken), None)
+        if free is None:
+            raise RuntimeError(f"more than {SLOTS} sandboxes at once in one grader process")
+        _slots_taken.add(free)
+        return free
+
+
+def release_slot(slot: int) -> None:
+    with _slots_lock:
+        _slots_taken.discard(slot)
+
+
+def grader_of(uid: int) -> int | None:
+    """The pid of the grader whose worker ``uid`` is (None: not a worker's uid)."""
+    return (uid - UID_BASE) // SLOTS if uid >= UID_BASE else None
 
 
 def drop_privileges(uid: int | None) -> list[str]:
@@ -35,7 +66,7 @@ def drop_privileges(uid: int | None) -> list[str]:
     if setpriv is None:
         raise RuntimeError("the grader runs as root but setpriv (util-linux) is missing: refusing to run submissions")
     return [
-        setpriv,
+        os.path.realpath(setpriv),  # by its real path: a PATH folder under /tmp is covered in unshare's namespace
         f"--reuid={uid}",
         f"--regid={uid}",
         "--clear-groups",
@@ -89,8 +120,9 @@ def sweep_stale_workers() -> None:
     if not is_root():
         return
     pid_max = int(Path("/proc/sys/kernel/pid_max").read_text()) if Path("/proc/sys/kernel/pid_max").exists() else 0
-    for uid in sorted({owner for owner in real_uids().values() if UID_BASE < owner <= UID_BASE + pid_max}):
-        if start_ticks(uid - UID_BASE) is None:
+    for uid in sorted({owner for owner in real_uids().values() if UID_BASE <= owner < UID_BASE + SLOTS * pid_max}):
+        grader = grader_of(uid)
+        if grader is not None and start_ticks(grader) is None:
             kill_uid(uid)
 
 

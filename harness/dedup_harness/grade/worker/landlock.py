@@ -10,7 +10,7 @@ its parent keeps only the right to list it, its siblings keep theirs.
 
 Pitfalls met: ``landlock_ruleset_attr`` grows with the ABI (8, 16, 24 bytes) and the kernel reads
 exactly the size passed; ``landlock_path_beneath_attr`` is packed (12 bytes); Landlock binds only the
-calling thread, so the caller must be single-threaded; EPERM from the probe means a container's
+calling thread, so the caller must be single-threaded; EPERM from the version call means a container's
 seccomp profile blocks Landlock, which is then unavailable, not an error.
 """
 

@@ -2,8 +2,8 @@
 
 The preflight asks a worker running the reference (never a student's code) to read the harness's
 own files, reach listeners the grader opened on 127.0.0.1 over TCP and UDP, and signal the grader.
-Each try gives ``"ok"`` (it worked: the isolation does not hold) or the name of the errno that
-stopped it. The grader also checks that its listeners received nothing.
+Each try's result is ``"ok"`` (it worked: the isolation does not hold) or the name of the errno
+that stopped it. The grader also checks that its listeners received nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 PAYLOAD = b"dedup-harness isolation probe"
 
 
-def _outcome(action: Callable[[], object]) -> str:
+def _result(action: Callable[[], object]) -> str:
     try:
         action()
     except OSError as error:
@@ -46,11 +46,11 @@ def _udp(port: int) -> None:
 
 def run(request: dict[str, Any]) -> dict[str, str]:
     """Every try the request names, by name: ``read <path>``, ``tcp``, ``udp``, ``signal``."""
-    outcomes = {f"read {path}": _outcome(functools.partial(_read, path)) for path in request.get("read", [])}
+    results = {f"read {path}": _result(functools.partial(_read, path)) for path in request.get("read", [])}
     if "tcp" in request:
-        outcomes["tcp"] = _outcome(lambda: _tcp(int(request["tcp"])))
+        results["tcp"] = _result(lambda: _tcp(int(request["tcp"])))
     if "udp" in request:
-        outcomes["udp"] = _outcome(lambda: _udp(int(request["udp"])))
+        results["udp"] = _result(lambda: _udp(int(request["udp"])))
     if "signal" in request:
-        outcomes["signal"] = _outcome(lambda: os.kill(int(request["signal"]), 0))
-    return outcomes
+        results["signal"] = _result(lambda: os.kill(int(request["signal"]), 0))
+    return results

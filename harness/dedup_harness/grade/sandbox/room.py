@@ -1,0 +1,71 @@
+"""How many submissions a batch may grade at once without one taking from another.
+
+Three things can make submissions graded side by side share what should be each one's own:
+
+- workers that share the grader's uid where nothing but file modes keeps them apart (a non-root
+  grader in the seccomp or none tier): one at a time;
+- a temp folder whose free space cannot hold every running submission's disk limit (the tiers
+  without a disk of their own): only as many at a time as it holds, and at least one;
+- memory that cannot hold every running submission's tmpfs filled to its limit (the tiers with one):
+  likewise.
+
+``fit`` says how many, and why fewer than asked, in words for the person grading.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dedup_harness.grade.sandbox.folder import session_parent
+from dedup_harness.grade.sandbox.tiers import WorkerSetup
+from dedup_harness.grade.sandbox.users import worker_uid
+
+
+@dataclass(frozen=True)
+class Room:
+    jobs: int
+    reasons: list[str] = field(default_factory=list)  # why fewer than asked (empty: as many as asked)
+
+
+def memory_available() -> int:
+    """MemAvailable from /proc/meminfo, in bytes (0 when it cannot be read)."""
+    try:
+        lines = Path("/proc/meminfo").read_text(encoding="ascii").splitlines()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) << 10 for line in lines if line.startswith("MemAvailable:")), 0)
+
+
+def _space(setup: WorkerSetup) -> tuple[int, str]:
+    """The bytes the running submissions' disks share, and what they are, in words."""
+    if setup.own_disk:
+        return memory_available(), "of memory available for their tmpfs"
+    folder = session_parent(worker_uid())
+    return shutil.disk_usage(folder).free, f"free in {folder}"
+
+
+def fit(setup: WorkerSetup, jobs: int, disk_bytes: int, space: tuple[int, str] | None = None) -> Room:
+    """At most ``jobs`` at once, as many as the setup and the machine leave room for.
+
+    ``space``: the bytes the running submissions' disks share and what they are, in words (by default
+    the temp folder's free space, or the memory their tmpfs take).
+    """
+    if setup.one_at_a_time and jobs > 1:
+        return Room(
+            1,
+            [
+                f"grading one submission at a time: in the {setup.tier} tier a non-root grader's workers "
+                "share its uid, and nothing keeps one out of another's session"
+            ],
+        )
+    room_bytes, where = space or _space(setup)
+    held = room_bytes // disk_bytes
+    if held >= jobs:
+        return Room(jobs)
+    mib = disk_bytes >> 20
+    room = f"{room_bytes >> 20} MiB {where} holds {held} submission(s) of {mib} MiB of disk at a time"
+    if held == 0:
+        return Room(1, [f"{room}: grading one at a time; one that fills it gets its own verdict (disk full)"])
+    return Room(held, [f"{room}: grading {held} at a time instead of {jobs}"])
