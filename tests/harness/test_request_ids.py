@@ -54,8 +54,14 @@ class StandInSandbox:
         for fd in (worker.request_fd, worker.reply_fd):
             os.close(fd)
 
-    def disk_used(self) -> int:
-        return 0
+    def disk_overrun(self) -> str | None:
+        return None
+
+    def pause(self) -> None:
+        """A thread is not paused between calls (the real sandbox pauses a worker without namespaces)."""
+
+    def resume(self) -> None:
+        pass
 
 
 @dataclass
