@@ -53,22 +53,39 @@ class CaseRefused(Exception):
     """The library's constructor refuses a case (its documented error): the case is not applicable to it."""
 
 
-class ReferenceAdapter(BloomAdapter):
+class NamedCallsAdapter(BloomAdapter):
+    """A filter whose insert, contains and batch insert (where it has one) are its own methods, looked up once."""
+
+    filter: Any
+
+    def use(self, filter: Any, insert: str, contains: str, insert_many: str | None = None) -> None:
+        self.filter = filter
+        self._insert, self._contains = getattr(filter, insert), getattr(filter, contains)
+        self._insert_many = getattr(filter, insert_many) if insert_many else None
+
+    def insert(self, item: bytes) -> None:
+        self._insert(item)
+
+    def contains(self, item: bytes) -> bool:
+        return bool(self._contains(item))
+
+    def insert_many(self, items: Sequence[bytes]) -> None:
+        if self._insert_many is None:
+            super().insert_many(items)
+        else:
+            self._insert_many(list(items))
+
+
+class ReferenceAdapter(NamedCallsAdapter):
     """The reference ``BloomFilter`` (or any class with its API, such as a deliberately broken subclass)."""
 
     has_indexes = True
 
     def __init__(self, capacity: int, error_rate: float, *, cls: Any = None) -> None:
         cls = cls if cls is not None else reference.load("corpus.bloom").BloomFilter
-        self.filter = cls(capacity, error_rate)
+        self.use(cls(capacity, error_rate), "insert", "contains")
         self.m = int(self.filter.m)
         self.k = int(self.filter.k)
-
-    def insert(self, item: bytes) -> None:
-        self.filter.insert(item)
-
-    def contains(self, item: bytes) -> bool:
-        return bool(self.filter.contains(item))
 
     def bit_indexes(self, item: bytes) -> list[int]:
         return [int(b) for b in self.filter.bit_indexes(item)]
@@ -168,33 +185,29 @@ _M_NAMES = ("m", "num_bits", "size_in_bits", "bit_count")
 _K_NAMES = ("k", "num_slices", "num_hashes", "hash_count")
 
 
+def _first_name(obj: Any, names: Sequence[str]) -> str | None:
+    return next((name for name in names if hasattr(obj, name)), None)
+
+
 def _first_attr(obj: Any, names: Sequence[str]) -> Any:
-    for name in names:
-        if hasattr(obj, name):
-            return getattr(obj, name)
-    return None
+    name = _first_name(obj, names)
+    return None if name is None else getattr(obj, name)
 
 
-class GenericAdapter(BloomAdapter):
+class GenericAdapter(NamedCallsAdapter):
     """Any ``Class(capacity, error_rate)`` with insert/add and contains/__contains__; m, k, bit_indexes if present."""
 
     def __init__(self, cls: Callable[..., Any], capacity: int, error_rate: float) -> None:
-        self.filter = cls(capacity, error_rate)
-        self._insert = _first_attr(self.filter, _INSERT_NAMES)
-        self._contains = _first_attr(self.filter, _CONTAINS_NAMES)
-        if self._insert is None or self._contains is None:
+        built = cls(capacity, error_rate)
+        insert, contains = _first_name(built, _INSERT_NAMES), _first_name(built, _CONTAINS_NAMES)
+        if insert is None or contains is None:
             raise TypeError(f"{cls.__name__} has no insert/add or no contains/__contains__ method")
-        m, k = _first_attr(self.filter, _M_NAMES), _first_attr(self.filter, _K_NAMES)
+        self.use(built, insert, contains)
+        m, k = _first_attr(built, _M_NAMES), _first_attr(built, _K_NAMES)
         self.m = int(m) if isinstance(m, int) else None
         self.k = int(k) if isinstance(k, int) else None
-        self._indexes = getattr(self.filter, "bit_indexes", None)
+        self._indexes = getattr(built, "bit_indexes", None)
         self.has_indexes = callable(self._indexes)
-
-    def insert(self, item: bytes) -> None:
-        self._insert(item)
-
-    def contains(self, item: bytes) -> bool:
-        return bool(self._contains(item))
 
     def bit_indexes(self, item: bytes) -> list[int]:
         if not callable(self._indexes):

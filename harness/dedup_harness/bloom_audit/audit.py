@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from dedup_harness.bloom_audit import reproductions
 from dedup_harness.bloom_audit.adapters import CaseRefused
@@ -33,7 +34,7 @@ CHECKS = ("sizing", "k", "reachability", "no false negatives", "delivered rate")
 
 @dataclass(frozen=True)
 class CaseReport:
-    """One row of the audit table."""
+    """One row of the audit table. What was measured defaults to a case that did not run (n/a)."""
 
     case: str
     family: str
@@ -42,20 +43,26 @@ class CaseReport:
     capacity: int
     asked_rate: float | None
     given_k: int | None
-    allocated_bits: int | None
-    storage_bits: int | None  # the memory its bit array occupies, where readable
-    reachable_bits: int | None
-    reachable_how: str  # "all", "saturated", "at least" or "n/a"
-    k: int | None
-    implied_k: str
-    promised_rate: float | None  # None when the case is not applicable to the filter
-    promise_basis: str
-    delivered_rate: float | None
-    false_positives: int
-    queries: int
-    tolerated: int
-    verdict: str  # pass, fail, or n/a when the filter's API cannot express the case
-    checks: list[CheckResult]
+    allocated_bits: int | None = None
+    storage_bits: int | None = None  # the memory its bit array occupies, where readable
+    reachable_bits: int | None = None
+    reachable_how: str = "n/a"  # "all", "saturated", "at least" or "n/a"
+    k: int | None = None
+    implied_k: str = "n/a"
+    promised_rate: float | None = None  # None when the case is not applicable to the filter
+    promise_basis: str = ""
+    delivered_rate: float | None = None
+    false_positives: int = 0
+    queries: int = 0
+    tolerated: int = 0
+    verdict: str = NA  # pass, fail, or n/a when the filter's API cannot express the case
+    checks: list[CheckResult] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, case: Case, **measured: Any) -> CaseReport:
+        """The row of ``case``: what it asked for, then what was ``measured``."""
+        asked = (case.label, case.family, case.size, case.control, case.capacity, case.error_rate, case.k)
+        return cls(*asked, **measured)
 
     @property
     def causes(self) -> list[str]:
@@ -81,8 +88,13 @@ class AuditReport:
 
     @property
     def status(self) -> str:
-        verdicts = {row.verdict for row in self.rows if not row.control}
-        return FAIL if FAIL in verdicts else PASS if PASS in verdicts else NA
+        return overall_verdict(row for row in self.rows if not row.control)
+
+
+def overall_verdict(rows: Iterable[CaseReport]) -> str:
+    """Fail when any row fails, n/a when none could be built, pass otherwise."""
+    verdicts = {row.verdict for row in rows}
+    return FAIL if FAIL in verdicts else PASS if PASS in verdicts else NA
 
 
 def audit_case(target: Target, case: Case, *, seed: int = 0, queries: int = QUERIES) -> CaseReport:
@@ -107,14 +119,8 @@ def audit_case(target: Target, case: Case, *, seed: int = 0, queries: int = QUER
     else:
         reachable = reach.seen
         how = "all" if reach.seen == adapter.m else "saturated" if reach.saturated else "at least"
-    return CaseReport(
-        case=case.label,
-        family=case.family,
-        size=case.size,
-        control=case.control,
-        capacity=case.capacity,
-        asked_rate=case.error_rate,
-        given_k=case.k,
+    return CaseReport.of(
+        case,
         allocated_bits=adapter.m,
         storage_bits=adapter.storage_bits(),
         reachable_bits=reachable,
@@ -134,29 +140,7 @@ def audit_case(target: Target, case: Case, *, seed: int = 0, queries: int = QUER
 
 def not_applicable(case: Case, reason: str) -> CaseReport:
     """The row of a case the filter cannot be built for: every check n/a, with the library's reason."""
-    return CaseReport(
-        case=case.label,
-        family=case.family,
-        size=case.size,
-        control=case.control,
-        capacity=case.capacity,
-        asked_rate=case.error_rate,
-        given_k=case.k,
-        allocated_bits=None,
-        storage_bits=None,
-        reachable_bits=None,
-        reachable_how="n/a",
-        k=None,
-        implied_k="n/a",
-        promised_rate=None,
-        promise_basis=reason,
-        delivered_rate=None,
-        false_positives=0,
-        queries=0,
-        tolerated=0,
-        verdict=NA,
-        checks=[CheckResult(check, NA, reason) for check in CHECKS],
-    )
+    return CaseReport.of(case, promise_basis=reason, checks=[CheckResult(check, NA, reason) for check in CHECKS])
 
 
 def _implied_k(case: Case, promised_k: int | None, m: int | None) -> str:

@@ -182,23 +182,16 @@ def check_reachability(adapter: BloomAdapter, reach: Reach | None) -> CheckResul
         return CheckResult("reachability", PASS, f"all {m} bits reached")
     if reach.draws == 0:
         return CheckResult("reachability", FAIL, f"no bit of {m} is ever set: items get no indexes", "k = 0")
-    mask = _mask_diagnosis(reach, m)
     if reach.exhaustive:
-        reason = (
-            f"only {reach.seen} of {m} bits reached in {reach.draws} draws"
-            f" (a uniform index misses a bit with probability < 1e-8){mask}"
-        )
-        return CheckResult("reachability", FAIL, reason, "index reduced by a mask" if mask else "unreachable bits")
-    floor = distinct_floor(m, reach.draws, reach.items, adapter.k or 1, ALPHA)
-    if reach.seen < floor:
-        expected = expected_distinct(m, reach.draws)
-        reason = (
-            f"only {reach.seen} of {m} bits reached in {reach.draws} draws,"
-            f" where a uniform index reaches about {expected:.0f}{mask}"
-        )
-        return CheckResult("reachability", FAIL, reason, "index reduced by a mask" if mask else "unreachable bits")
-    reason = f"{reach.seen} distinct bits in {reach.draws} draws, as a uniform index over {m} bits gives"
-    return CheckResult("reachability", PASS, reason)
+        why = " (a uniform index misses a bit with probability < 1e-8)"
+    elif reach.seen < distinct_floor(m, reach.draws, reach.items, adapter.k or 1, ALPHA):
+        why = f", where a uniform index reaches about {expected_distinct(m, reach.draws):.0f}"
+    else:
+        reason = f"{reach.seen} distinct bits in {reach.draws} draws, as a uniform index over {m} bits gives"
+        return CheckResult("reachability", PASS, reason)
+    mask = _mask_diagnosis(reach, m)
+    reason = f"only {reach.seen} of {m} bits reached in {reach.draws} draws{why}{mask}"
+    return CheckResult("reachability", FAIL, reason, "index reduced by a mask" if mask else "unreachable bits")
 
 
 def _mask_diagnosis(reach: Reach, m: int) -> str:

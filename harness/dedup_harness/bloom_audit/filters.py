@@ -6,6 +6,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
+from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
@@ -14,7 +15,7 @@ from dedup_harness.bloom_audit.adapters import BloomAdapter, DatatroveAdapter, G
 from dedup_harness.bloom_audit.cases import DATATROVE_GRID, DATATROVE_SCENARIOS, Case, Promise
 from dedup_harness.bloom_audit.filter_checks import Finding
 from dedup_harness.bloom_audit.formulas import spec_bits, spec_hashes, textbook_rate
-from dedup_harness.bloom_audit.package_targets import PACKAGE_TARGETS, PackageTarget
+from dedup_harness.bloom_audit.package_targets import PACKAGE_TARGETS, Library, PackageTarget
 from dedup_harness.bloom_audit.target import Target, TargetError
 
 
@@ -118,14 +119,14 @@ def load_class(spec: str) -> Callable[..., Any]:
     return cls  # type: ignore[no-any-return]
 
 
-def _package(cls: type[PackageTarget]) -> tuple[Callable[[], Target], str]:
-    return cls, f"{cls.name} (the audit extra pins the release audited)"
+def _package(library: Library) -> tuple[Callable[[], Target], str]:
+    return partial(PackageTarget, library), f"{library.name} (the audit extra pins the release audited)"
 
 
 _BUILTIN: dict[str, tuple[Callable[[], Target], str]] = {
     "reference": (ReferenceTarget, ""),
     "datatrove": (DatatroveTarget, "datatrove==0.10.1 regex tokenizers 'xxhash<4'"),
-    **{cls.name: _package(cls) for cls in PACKAGE_TARGETS},
+    **{library.name: _package(library) for library in PACKAGE_TARGETS},
 }
 TARGET_NAMES = tuple(_BUILTIN)
 

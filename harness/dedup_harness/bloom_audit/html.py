@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from markupsafe import Markup
 
-from dedup_harness.bloom_audit import html_compare
+from dedup_harness.bloom_audit import html_compare, plot_axes
 from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
 from dedup_harness.bloom_audit.summary import family_summaries
@@ -54,52 +54,27 @@ def _measured(report: AuditReport) -> list[CaseReport]:
 
 def rate_plot(report: AuditReport) -> Markup:
     rows = _measured(report)
-    labels = [f"{row.family}\n{row.size:,}" for row in rows]
     positions = range(len(rows))
     floor = [0.5 / row.queries for row in rows]  # half a hit: where "none seen" sits on a log axis
-    fig = svg.figure(max(6.0, 0.62 * len(rows) + 1.5) + 1.6, 3.6, left=0.8, bottom=0.7)
-    ax = fig.subplots()
+    fig, ax = plot_axes.cases_figure([plot_axes.case_label(row) for row in rows], height=2.9, legend=1.6)
     ax.set_yscale("log")
     promised = [row.promised_rate or 0.0 for row in rows]
+    tolerated = [max(row.tolerated / row.queries, f) for row, f in zip(rows, floor, strict=True)]
     ax.scatter(
         positions, promised, marker="o", s=80, facecolors="none", edgecolors="#0969da", label="promised", zorder=5
     )
-    ax.scatter(
-        positions,
-        [max(row.tolerated / row.queries, f) for row, f in zip(rows, floor, strict=True)],
-        marker="_",
-        s=200,
-        color="#57606a",
-        label="tolerated (binomial)",
-        zorder=2,
-    )
+    ax.scatter(positions, tolerated, marker="_", s=200, color="#57606a", label="tolerated (binomial)", zorder=2)
     seen = [(x, row) for x, row in zip(positions, rows, strict=True) if row.false_positives]
     unseen = [(x, f) for x, row, f in zip(positions, rows, floor, strict=True) if not row.false_positives]
     colours = ["#cf222e" if row.verdict == "fail" else "#1a7f37" for _, row in seen]
-    ax.scatter(
-        [x for x, _ in seen],
-        [row.delivered_rate or 0.0 for _, row in seen],
-        marker="D",
-        color=colours,
-        label="delivered",
-        zorder=4,
-    )
+    delivered = [row.delivered_rate or 0.0 for _, row in seen]
+    ax.scatter([x for x, _ in seen], delivered, marker="D", color=colours, label="delivered", zorder=4)
     if unseen:
-        ax.scatter(
-            [x for x, _ in unseen],
-            [f for _, f in unseen],
-            marker="D",
-            facecolors="none",
-            edgecolors="#1a7f37",
-            label="delivered: none seen",
-            zorder=4,
-        )
-    ax.set_xticks(list(positions), labels, fontsize=7)
+        xs, ys = zip(*unseen, strict=True)
+        ax.scatter(xs, ys, marker="D", facecolors="none", edgecolors="#1a7f37", label="delivered: none seen", zorder=4)
     ax.set_ylabel("false-positive rate (log)")
-    ax.set_title(f"{report.target}: promised against delivered false-positive rate, by size", loc="left")
-    ax.legend(fontsize=7, frameon=False, loc="lower left", bbox_to_anchor=(1.0, 0.0))
-    fig.subplots_adjust(right=1 - 1.6 / fig.get_figwidth())  # room for the legend on the right
-    return svg.to_svg(fig, label=f"{report.target} promised against delivered rate")
+    title = f"{report.target}: promised against delivered false-positive rate, by size"
+    return plot_axes.finish(fig, ax, title=title, label=f"{report.target} promised against delivered rate")
 
 
 def reach_plot(report: AuditReport) -> Markup | None:

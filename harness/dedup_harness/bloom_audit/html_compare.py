@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from markupsafe import Markup
+from matplotlib.ticker import EngFormatter
 
+from dedup_harness.bloom_audit import plot_axes
 from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.summary import formula_bits_per_item
 from dedup_harness.bloom_audit.throughput import Throughput
@@ -41,9 +43,9 @@ def ratio_plot(reports: Sequence[AuditReport]) -> Markup | None:
     shown = _rate_sized(reports)
     if not shown:
         return None
-    cases = list(dict.fromkeys(row.case for _, rows in shown for row in rows))
-    fig = svg.figure(max(7.0, 0.7 * len(cases) + 3.5), 4.2, left=0.8, bottom=1.1)
-    ax = fig.subplots()
+    by_case = {row.case: row for _, rows in shown for row in rows}
+    cases = list(by_case)
+    fig, ax = plot_axes.cases_figure([plot_axes.case_label(row) for row in by_case.values()], height=3.1, legend=1.9)
     ax.set_yscale("log")
     ax.axhline(1.0, color="#57606a", linewidth=0.8)
     for (report, rows), marker in zip(shown, MARKERS, strict=False):
@@ -57,12 +59,9 @@ def ratio_plot(reports: Sequence[AuditReport]) -> Markup | None:
         r.case: r.tolerated / r.queries / r.promised_rate for _, rows in shown for r in rows if r.promised_rate
     }
     ax.scatter([cases.index(c) for c in tolerated], list(tolerated.values()), marker="_", s=160, color="#8c959f")
-    ax.set_xticks(range(len(cases)), [c.replace(": ", "\n") for c in cases], fontsize=6)
     ax.set_ylabel("delivered / promised (log; red ring: fail)")
-    ax.set_title("every library: delivered over promised false-positive rate, by size", loc="left")
-    ax.legend(fontsize=7, frameon=False, loc="lower left", bbox_to_anchor=(1.0, 0.0))
-    fig.subplots_adjust(right=1 - 1.9 / fig.get_figwidth())
-    return svg.to_svg(fig, label="every library delivered over promised rate")
+    title = "every library: delivered over promised false-positive rate, by size"
+    return plot_axes.finish(fig, ax, title=title, label="every library delivered over promised rate")
 
 
 def bits_plot(reports: Sequence[AuditReport]) -> Markup | None:
@@ -70,6 +69,7 @@ def bits_plot(reports: Sequence[AuditReport]) -> Markup | None:
     if not shown:
         return None
     fig = svg.figure(7.5, 4.2, left=0.8, bottom=0.6)
+    fig.subplots_adjust(right=1 - 1.9 / fig.get_figwidth())
     ax = fig.subplots()
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -86,10 +86,8 @@ def bits_plot(reports: Sequence[AuditReport]) -> Markup | None:
         ax.plot([min(every), max(every)], [min(every), max(every)], color="#57606a", linewidth=0.8, label="formula")
     ax.set_xlabel("formula: -ln p / (ln 2)**2 bits per item")
     ax.set_ylabel("allocated bits per item (m / n)")
-    ax.set_title("every library: bits per item allocated against the formula", loc="left")
-    ax.legend(fontsize=7, frameon=False, loc="lower left", bbox_to_anchor=(1.0, 0.0))
-    fig.subplots_adjust(right=1 - 1.9 / fig.get_figwidth())
-    return svg.to_svg(fig, label="every library bits per item against the formula")
+    title = "every library: bits per item allocated against the formula"
+    return plot_axes.finish(fig, ax, title=title, label="every library bits per item against the formula", log="xy")
 
 
 def throughput_plot(speeds: Sequence[Throughput]) -> Markup | None:
@@ -107,5 +105,6 @@ def throughput_plot(speeds: Sequence[Throughput]) -> Markup | None:
     ax.set_yticks(list(rows), names, fontsize=8)
     first = measured[0]
     ax.set_xlabel(f"per second at n = {first.capacity:,}, p = {first.error_rate:g} (log; one run)")
+    plot_axes.label_log_axis(fig, ax, "x", EngFormatter(sep=""))  # 50k, 1M, 20M
     ax.legend(fontsize=7, frameon=False)
     return svg.to_svg(fig, label="inserts and queries per second")

@@ -14,7 +14,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from dedup_harness.bloom_audit.adapters import BloomAdapter, CaseRefused
+from dedup_harness.bloom_audit.adapters import CaseRefused, NamedCallsAdapter
 
 
 def bits_of(data: bytes, *, high_bit_first: bool = False) -> set[int]:
@@ -29,27 +29,48 @@ def stable_hash128(item: Any) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=16).digest(), "little", signed=True)
 
 
-class RbloomAdapter(BloomAdapter):
+class PackageAdapter(NamedCallsAdapter):
+    """A filter built by its package's own constructor from a capacity and an error rate.
+
+    ``construct`` calls the constructor (``BloomFilter(capacity, error_rate)`` unless the library's
+    differs), ``calls`` names its insert, contains and batch insert, and ``sizes`` reads m and k back
+    (from the attributes ``size_names`` names, unless the library hides them elsewhere).
+    """
+
+    module = ""  # the module the package installs
+    calls: tuple[str, str, str | None] = ("add", "__contains__", None)  # insert, contains, batch insert
+    size_names = ("", "")  # the attributes that hold its m and its k, where it has such attributes
+
+    def __init__(self, capacity: int, error_rate: float) -> None:
+        self.use(self.construct(importlib.import_module(self.module), capacity, error_rate), *self.calls)
+        self.m, self.k = self.sizes()
+
+    def construct(self, module: Any, capacity: int, error_rate: float) -> Any:
+        return module.BloomFilter(capacity, error_rate)
+
+    def sizes(self) -> tuple[int, int | None]:
+        """Its bit count and k, as the filter reports them."""
+        m, k = self.size_names
+        return int(getattr(self.filter, m)), int(getattr(self.filter, k))
+
+
+class RbloomAdapter(PackageAdapter):
     """rbloom's ``Bloom``. Its k and bits are read from ``save_bytes()``: an 8-byte little-endian k, then the bits."""
 
+    module = "rbloom"
+    calls = ("add", "__contains__", "update")
+
     def __init__(self, capacity: int, error_rate: float, *, own_hash: bool = False) -> None:
-        rbloom = importlib.import_module("rbloom")
-        if own_hash:  # its built-in hash, for speed: k and the bits can then not be read
-            self.filter = rbloom.Bloom(capacity, error_rate)
-            self.m = int(self.filter.size_in_bits)
-            return
-        self.filter = rbloom.Bloom(capacity, error_rate, hash_func=stable_hash128)
-        self.m = int(self.filter.size_in_bits)
-        self.k = int.from_bytes(self.filter.save_bytes()[:8], "little")
+        self.own_hash = own_hash  # its built-in hash, for speed: k and the bits can then not be read
+        super().__init__(capacity, error_rate)
 
-    def insert(self, item: bytes) -> None:
-        self.filter.add(item)
+    def construct(self, module: Any, capacity: int, error_rate: float) -> Any:
+        hashing = {} if self.own_hash else {"hash_func": stable_hash128}
+        return module.Bloom(capacity, error_rate, **hashing)
 
-    def insert_many(self, items: Sequence[bytes]) -> None:
-        self.filter.update(items)
-
-    def contains(self, item: bytes) -> bool:
-        return item in self.filter
+    def sizes(self) -> tuple[int, int | None]:
+        k = None if self.own_hash else int.from_bytes(self.filter.save_bytes()[:8], "little")
+        return int(self.filter.size_in_bits), k
 
     def set_bits(self) -> set[int]:
         return bits_of(self.filter.save_bytes()[8:])
@@ -58,22 +79,12 @@ class RbloomAdapter(BloomAdapter):
         return 8 * (len(self.filter.save_bytes()) - 8)
 
 
-class PybloomLiveAdapter(BloomAdapter):
+class PybloomLiveAdapter(PackageAdapter):
     """pybloom-live's ``BloomFilter``: k slices of ``bits_per_slice`` bits, one index per slice."""
 
+    module = "pybloom_live"
+    size_names = ("num_bits", "num_slices")
     has_indexes = True
-
-    def __init__(self, capacity: int, error_rate: float) -> None:
-        pybloom = importlib.import_module("pybloom_live")
-        self.filter = pybloom.BloomFilter(capacity, error_rate)
-        self.m = int(self.filter.num_bits)
-        self.k = int(self.filter.num_slices)
-
-    def insert(self, item: bytes) -> None:
-        self.filter.add(item)
-
-    def contains(self, item: bytes) -> bool:
-        return item in self.filter
 
     def bit_indexes(self, item: bytes) -> list[int]:
         width = self.filter.bits_per_slice
@@ -83,25 +94,18 @@ class PybloomLiveAdapter(BloomAdapter):
         return len(self.filter.bitarray)
 
 
-class BloomFilter2Adapter(BloomAdapter):
+class BloomFilter2Adapter(PackageAdapter):
     """bloom-filter2's ``BloomFilter(max_elements, error_rate)`` in memory (its array backend).
 
     Its index function is the ``probe_bitnoer`` attribute that ``add`` and ``in`` call.
     """
 
+    module = "bloom_filter2"
+    size_names = ("num_bits_m", "num_probes_k")
     has_indexes = True
 
-    def __init__(self, capacity: int, error_rate: float) -> None:
-        module = importlib.import_module("bloom_filter2")
-        self.filter = module.BloomFilter(max_elements=capacity, error_rate=error_rate)
-        self.m = int(self.filter.num_bits_m)
-        self.k = int(self.filter.num_probes_k)
-
-    def insert(self, item: bytes) -> None:
-        self.filter.add(item)
-
-    def contains(self, item: bytes) -> bool:
-        return item in self.filter
+    def construct(self, module: Any, capacity: int, error_rate: float) -> Any:
+        return module.BloomFilter(max_elements=capacity, error_rate=error_rate)
 
     def bit_indexes(self, item: bytes) -> list[int]:
         return [int(b) for b in self.filter.probe_bitnoer(self.filter, item)]
@@ -111,24 +115,21 @@ class BloomFilter2Adapter(BloomAdapter):
         return 8 * int(words.itemsize) * len(words)
 
 
-class BloomfilterPyAdapter(BloomAdapter):
+class BloomfilterPyAdapter(PackageAdapter):
     """bloomfilter-py's ``BloomFilter(expected_insertions, err_rate)``, Guava's layout and strategy.
 
     Its default funnel takes only ints and strings; bytes go through its own ``BYTE_ARRAY_FUNNEL``
     (Guava's byte-array funnel), which hashes them unchanged.
     """
 
-    def __init__(self, capacity: int, error_rate: float) -> None:
-        module = importlib.import_module("bloomfilter")
-        self.filter = module.BloomFilter(capacity, error_rate, funnel=module.BYTE_ARRAY_FUNNEL)
-        self.m = len(self.filter.data)
-        self.k = int(self.filter.num_hash_functions)
+    module = "bloomfilter"
+    calls = ("put", "might_contain", None)
 
-    def insert(self, item: bytes) -> None:
-        self.filter.put(item)
+    def construct(self, module: Any, capacity: int, error_rate: float) -> Any:
+        return module.BloomFilter(capacity, error_rate, funnel=module.BYTE_ARRAY_FUNNEL)
 
-    def contains(self, item: bytes) -> bool:
-        return bool(self.filter.might_contain(item))
+    def sizes(self) -> tuple[int, int | None]:
+        return len(self.filter.data), int(self.filter.num_hash_functions)
 
     def set_bits(self) -> set[int]:
         return bits_of(self.filter.data.tobytes(), high_bit_first=True)  # "logical bit zero is the high bit"
@@ -137,24 +138,19 @@ class BloomfilterPyAdapter(BloomAdapter):
         return len(self.filter.data)
 
 
-class PyprobablesAdapter(BloomAdapter):
+class PyprobablesAdapter(PackageAdapter):
     """pyprobables' ``BloomFilter(est_elements, false_positive_rate)`` with its default FNV-1a hashes."""
 
-    def __init__(self, capacity: int, error_rate: float) -> None:
-        module = importlib.import_module("probables")
+    module = "probables"
+    calls = ("add", "check", None)
+    size_names = ("number_bits", "number_hashes")
+
+    def construct(self, module: Any, capacity: int, error_rate: float) -> Any:
         refusal = importlib.import_module("probables.exceptions").InitializationError
         try:
-            self.filter = module.BloomFilter(est_elements=capacity, false_positive_rate=error_rate)
+            return module.BloomFilter(est_elements=capacity, false_positive_rate=error_rate)
         except refusal as exc:
             raise CaseRefused(f"its constructor refuses: {exc}") from exc
-        self.m = int(self.filter.number_bits)
-        self.k = int(self.filter.number_hashes)
-
-    def insert(self, item: bytes) -> None:
-        self.filter.add(item)
-
-    def contains(self, item: bytes) -> bool:
-        return bool(self.filter.check(item))
 
     def set_bits(self) -> set[int]:
         return bits_of(bytes(self.filter.bloom))
@@ -164,7 +160,7 @@ class PyprobablesAdapter(BloomAdapter):
         return 8 * int(bloom.itemsize) * len(bloom)
 
 
-class PybloomfiltermmapAdapter(BloomAdapter):
+class PybloomfiltermmapAdapter(PackageAdapter):
     """pybloomfiltermmap3's ``BloomFilter(capacity, error_rate)`` in memory (no file).
 
     It draws its k hash seeds from the global ``random`` module. The adapter seeds that module from
@@ -172,25 +168,17 @@ class PybloomfiltermmapAdapter(BloomAdapter):
     sees the change; the seeds are still drawn by the library's own code.
     """
 
-    def __init__(self, capacity: int, error_rate: float) -> None:
-        module = importlib.import_module("pybloomfilter")
+    module = "pybloomfilter"
+    calls = ("add", "__contains__", "update")
+    size_names = ("num_bits", "num_hashes")
+
+    def construct(self, module: Any, capacity: int, error_rate: float) -> Any:
         state = random.getstate()
         random.seed(f"pybloomfiltermmap3:{capacity}:{error_rate!r}")
         try:
-            self.filter = module.BloomFilter(capacity, error_rate)
+            return module.BloomFilter(capacity, error_rate)
         finally:
             random.setstate(state)
-        self.m = int(self.filter.num_bits)
-        self.k = int(self.filter.num_hashes)
-
-    def insert(self, item: bytes) -> None:
-        self.filter.add(item)
-
-    def insert_many(self, items: Sequence[bytes]) -> None:
-        self.filter.update(items)
-
-    def contains(self, item: bytes) -> bool:
-        return item in self.filter
 
     def set_bits(self) -> set[int]:
         return bits_of(self.filter.data_array)  # 32-bit words, bit b & 31 of word b >> 5: little-endian bytes
@@ -199,25 +187,15 @@ class PybloomfiltermmapAdapter(BloomAdapter):
         return 8 * len(self.filter.data_array)
 
 
-class FastbloomAdapter(BloomAdapter):
+class FastbloomAdapter(PackageAdapter):
     """fastbloom-rs's ``BloomFilter(expected_elements, false_positive_probability)``; bytes through its batch calls."""
 
+    module = "fastbloom_rs"
+    calls = ("add_bytes", "contains_bytes", "add_bytes_batch")
     has_indexes = True
 
-    def __init__(self, capacity: int, error_rate: float) -> None:
-        module = importlib.import_module("fastbloom_rs")
-        self.filter = module.BloomFilter(capacity, error_rate)
-        self.m = int(self.filter.config().size())
-        self.k = int(self.filter.hashes())
-
-    def insert(self, item: bytes) -> None:
-        self.filter.add_bytes(item)
-
-    def insert_many(self, items: Sequence[bytes]) -> None:
-        self.filter.add_bytes_batch(list(items))
-
-    def contains(self, item: bytes) -> bool:
-        return bool(self.filter.contains_bytes(item))
+    def sizes(self) -> tuple[int, int | None]:
+        return int(self.filter.config().size()), int(self.filter.hashes())
 
     def contains_many(self, items: Sequence[bytes]) -> list[bool]:
         return [bool(answer) for answer in self.filter.contains_bytes_batch(list(items))]

@@ -75,7 +75,7 @@ def changes(recorded: Outcomes, reports: list[AuditReport]) -> list[Change]:
     found: list[Change] = []
     for target, now in outcomes_of(reports).items():
         then = recorded.get(target, {})
-        version = next(iter(now.values())).version if now else ""
+        version = _version(now)
         for case in dict.fromkeys([*then, *now]):
             before = then.get(case, Outcome(_version(then), "absent", ()))
             after = now.get(case, Outcome(version, "absent", ()))

@@ -18,12 +18,17 @@ from dedup_harness.bloom_audit.throughput import Throughput
 VERDICT_STYLE = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]", "n/a": "[yellow]n/a[/yellow]"}
 
 
+def _shown(value: float | None, spec: str) -> str:
+    """``value`` in the format ``spec``, or n/a when there is none."""
+    return "n/a" if value is None else format(value, spec)
+
+
 def _num(value: int | None) -> str:
-    return "n/a" if value is None else f"{value:,}"
+    return _shown(value, ",")
 
 
 def _rate(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3g}"
+    return _shown(value, ".3g")
 
 
 def _reachable(row: CaseReport) -> str:
@@ -38,11 +43,8 @@ def _k(row: CaseReport) -> str:
 
 
 def _verdict(row: CaseReport) -> str:
-    if row.verdict == "pass":
-        return "[green]PASS[/green]"
-    if row.verdict == "n/a":
-        return "[yellow]n/a[/yellow]: " + row.promise_basis
-    return "[red]FAIL[/red]: " + "; ".join(row.causes)
+    detail = {"n/a": row.promise_basis, "fail": "; ".join(row.causes)}.get(row.verdict)
+    return VERDICT_STYLE[row.verdict] + (f": {detail}" if detail is not None else "")
 
 
 def case_table(title: str, size_unit: str, rows: list[CaseReport]) -> Table:
@@ -111,10 +113,6 @@ def print_reproduction(console: Console, reproduction: Reproduction) -> None:
     console.print("    " + reproduction.code.rstrip().replace("\n", "\n    "), markup=False, highlight=False)
 
 
-def _fraction(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.2g}"
-
-
 def _bits(summary: FamilySummary) -> str:
     if summary.bits_per_item is None:
         return "n/a"
@@ -138,14 +136,10 @@ def summary_table(reports: list[AuditReport]) -> Table:
                 _rate(s.promised),
                 _rate(s.delivered),
                 _bits(s),
-                _fraction(s.reachable_fraction),
+                _shown(s.reachable_fraction, ".2g"),
                 VERDICT_STYLE[s.verdict] + causes,
             )
     return table
-
-
-def _per_second(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:,.0f}"
 
 
 def throughput_table(rows: list[Throughput]) -> Table:
@@ -162,8 +156,8 @@ def throughput_table(rows: list[Throughput]) -> Table:
             t.how,
             _num(t.m),
             _num(t.k),
-            _per_second(t.inserts_per_second),
-            _per_second(t.queries_per_second),
+            _shown(t.inserts_per_second, ",.0f"),
+            _shown(t.queries_per_second, ",.0f"),
         )
     return table
 

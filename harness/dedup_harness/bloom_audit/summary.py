@@ -11,8 +11,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
-from dedup_harness.bloom_audit.filter_checks import FAIL, NA, PASS
+from dedup_harness.bloom_audit.audit import AuditReport, CaseReport, overall_verdict
+from dedup_harness.bloom_audit.filter_checks import FAIL
 from dedup_harness.bloom_audit.formulas import LN2
 
 
@@ -48,11 +48,6 @@ def _reachable(rows: Sequence[CaseReport]) -> float | None:
     return min(fractions) if fractions else None
 
 
-def _verdict(rows: Sequence[CaseReport]) -> str:
-    verdicts = {row.verdict for row in rows}
-    return FAIL if FAIL in verdicts else PASS if PASS in verdicts else NA
-
-
 def summarise_family(report: AuditReport, family: str, rows: Sequence[CaseReport]) -> FamilySummary:
     worst = max(rows, key=_excess)
     per_item = worst.allocated_bits / worst.capacity if worst.allocated_bits and worst.capacity else None
@@ -68,7 +63,7 @@ def summarise_family(report: AuditReport, family: str, rows: Sequence[CaseReport
         per_item,
         formula_bits_per_item(worst),
         _reachable(rows),
-        _verdict(rows),
+        overall_verdict(rows),
         causes,
     )
 
