@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from dedup_harness.core.paths import DATA_ROOT, PACKAGE_DIR
+from dedup_harness.core.paths import DATA_FOLDERS, DATA_ROOT, PACKAGE_DIR
 
 SAMPLE = Path("tests/harness/submissions/samples/keeps_last.py")
 TIMING = re.compile(r'("(?:execution_time|seconds)": )[0-9.]+|( time=")[0-9.]+')
-PARTS = ("harness", "impl", "oracle", "mutants", "tests", "fixtures")
+PARTS = ("harness", *DATA_FOLDERS)
 
 
 def installed_copy(folder: Path) -> Path:

@@ -6,6 +6,10 @@ from pathlib import Path
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # dedup_harness/
 _INSTALLED = PACKAGE_DIR / "_data"
+# The folders of the checkout that travel in the wheel under dedup_harness/_data/, so every command
+# works on its embedded defaults after a plain install. pyproject.toml must list them for hatch (it
+# cannot read Python); tests/harness/test_one_home.py holds its lists to this one.
+DATA_FOLDERS = ("impl", "impl_external", "oracle", "mutants", "tests", "fixtures")
 
 INSTALLED = _INSTALLED.is_dir()  # an installed wheel, not a checkout (its tests are not the project's to edit)
 DATA_ROOT = _INSTALLED if INSTALLED else PACKAGE_DIR.parent.parent

@@ -27,13 +27,12 @@ from pathlib import Path
 
 from dedup_harness import __version__
 from dedup_harness.core import scratch_dirs
-from dedup_harness.core.paths import DATA_ROOT, PACKAGE_DIR
+from dedup_harness.core.paths import DATA_FOLDERS, DATA_ROOT, PACKAGE_DIR
 from dedup_harness.core.provenance import provenance, runtime_requirements
 from dedup_harness.distribution import bundle_wheels
 
 SOURCE = "dedup-harness"  # the harness's source tree, staged to build its wheel
 WHEELS = "wheels"  # the folder in the zip holding every wheel setup.sh installs
-DATA_FOLDERS = ("impl", "impl_external", "oracle", "mutants", "tests", "fixtures")
 STAMP = (1980, 1, 1, 0, 0, 0)
 SKIP = {"__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 
