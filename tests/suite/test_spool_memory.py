@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from corpus.doc import Doc
 from dedup_harness.core.case_log import record
 from dedup_harness.core.memory_probe import MemoryProbe
+from dedup_harness.core.removal import allocated_bytes
 
 # A long paragraph (about 16 KiB): a few documents of these make megabytes while the filter, the
 # candidates and their occurrences stay tiny, so what grows with the corpus is the documents alone.
@@ -33,7 +34,8 @@ def big_documents(count: int, sizes: list[int]) -> Iterator[Doc]:
 
 
 def folder_bytes(folder: Path) -> int:
-    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+    """The disk under ``folder``: allocated blocks, so a sparse file the size of the corpus is no copy of it."""
+    return allocated_bytes(folder)
 
 
 def spooled_run(impl: Any, probe: Callable[[], MemoryProbe], folder: Path, count: int) -> SpooledRun:

@@ -10,7 +10,6 @@ found before the checks ran, a diagnosis from the kill matrix, and the student's
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -77,7 +76,7 @@ def grade(
     """
     started = time.monotonic()
     label = name if name is not None else str(path)
-    with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("grade")) as scratch:
+    with scratch_dirs.Scratch("grade") as scratch:  # ``check`` runs the student's code in it
         try:
             submission = prepare(path, Path(scratch))
         except SubmissionError as exc:  # nothing to run: a verdict of zero, with the reason

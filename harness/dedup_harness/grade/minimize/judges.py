@@ -19,6 +19,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from dedup_harness.core.removal import entries_under
+
 LN2_SQUARED = math.log(2) ** 2
 
 
@@ -258,7 +260,7 @@ def judge_spool(trusted: Trusted, impl: Any, inputs: Inputs) -> Verdict:
     except RuntimeError as error:
         if ending != "input raised" or "the input broke" not in str(error):
             raise
-    left = sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+    left = entries_under(folder)
     failing = bool(left)
     difference = f"spool_dir after the stage was {ending}: expected empty, holds {left}"
     return Verdict(failing, {"left_in_spool_dir": []}, {"left_in_spool_dir": left}, [difference] if failing else [])

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.core import scratch_dirs
+from dedup_harness.core import removal, scratch_dirs
 from dedup_harness.grade import worker
 from dedup_harness.grade.sandbox.bwrap import bwrap_args
 from dedup_harness.grade.sandbox.limits import Limits, prctl_function, set_limits
@@ -253,13 +253,8 @@ class Sandbox:
             kill_uid(self.uid)
 
     def disk_used(self) -> int:
-        total = 0
-        for folder in (self.home, self.shared):
-            for dirpath, _, files in os.walk(folder):
-                for name in files:
-                    with contextlib.suppress(OSError):
-                        total += os.lstat(os.path.join(dirpath, name)).st_size
-        return total
+        """The disk the worker's folders take: allocated blocks (a sparse file counts what it holds), any depth."""
+        return sum(removal.allocated_bytes(folder) for folder in (self.home, self.shared))
 
     def output(self) -> str:
         return "\n".join(trap.text() for trap in self.traps if trap.total)
@@ -268,5 +263,6 @@ class Sandbox:
         return sum(trap.total for trap in self.traps)
 
     def close(self) -> None:
+        """Kill what is left of the worker and remove the session, whatever the submission made of it."""
         self.kill_strays()
-        shutil.rmtree(self.session, ignore_errors=True)
+        scratch_dirs.remove(self.session)  # what stays is a line on stderr; the next sweep tries again
