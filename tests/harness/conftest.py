@@ -1,23 +1,33 @@
 """Fixtures for the harness's own tests that run children in the three setups (``machine_setups``).
 
 ``DEDUP_HARNESS_REQUIRE_SETUPS=1`` (``.ci/run`` sets it when it runs as root) turns a skip of the
-confinement, tier and preflight tests into a failure: on CI's machine each of them must really run.
-Only what depends on the processor stays a skip there.
+confinement, tier, preflight and shaped-spool tests into a failure: on CI's machine each of them must
+really run. Only what depends on the processor stays a skip there.
 """
 
 from __future__ import annotations
 
 import os
 import pwd
+import shutil
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 
-from machine_setups import SETUPS, Setup, ensure_user, missing_for_setups, remove_user, setup_for
+from machine_setups import (
+    SETUPS,
+    Setup,
+    ensure_user,
+    missing_for_setups,
+    public_folder,
+    python_for_user,
+    remove_user,
+    setup_for,
+)
 
 REQUIRED = os.environ.get("DEDUP_HARNESS_REQUIRE_SETUPS") == "1"
-MACHINE_TESTS = {"test_confinement.py", "test_tiers.py", "test_preflight.py"}
+MACHINE_TESTS = {"test_confinement.py", "test_tiers.py", "test_preflight.py", "test_shaped_spools.py"}
 PROCESSOR_SKIPS = ("exist only on x86_64", "no i386 emulation")
 
 
@@ -56,3 +66,16 @@ def setup(request: pytest.FixtureRequest) -> Setup:
         pytest.skip(reason)
     user = request.getfixturevalue("test_user") if request.param == "user" else None
     return setup_for(request.param, user)
+
+
+@pytest.fixture(scope="session")
+def user_python(test_user: pwd.struct_passwd) -> Iterator[Path]:
+    """The grader's interpreter for the non-root user (see ``machine_setups.python_for_user``)."""
+    folder = public_folder("dedup-harness-user-venv-")
+    try:
+        python, why = python_for_user(folder / "venv", test_user)
+        if python is None:
+            pytest.skip(why)
+        yield python
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

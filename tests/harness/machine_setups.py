@@ -36,6 +36,30 @@ SETUPS = ("root", "user", "container")
 
 
 @dataclass(frozen=True)
+class Case:
+    """One way a grade runs: a setup, bubblewrap on PATH or hidden, the tier asked for and the one expected."""
+
+    setup: str
+    bubblewrap: bool  # on PATH, or hidden from it
+    tier: str  # what --tier asks for
+    expected: str  # the tier the reports must name
+
+
+# Every tier in every setup that offers it: root with and without bubblewrap (CI), a non-root user with
+# and without it (a TA's laptop), a container's capability set without it (Gradescope), and the
+# Landlock tier forced where no namespace is wanted.
+CASES = [
+    Case("root", True, "auto", "bubblewrap"),
+    Case("root", False, "auto", "unshare"),
+    Case("user", True, "auto", "bubblewrap"),
+    Case("user", False, "auto", "unshare"),
+    Case("container", False, "auto", "unshare"),
+    Case("user", False, "landlock", "landlock"),
+    Case("container", False, "landlock", "landlock"),
+]
+
+
+@dataclass(frozen=True)
 class Setup:
     """How a child is started in one setup, and who it must find itself to be."""
 

@@ -15,9 +15,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from tree_shapes import NOBODY, as_user, chain, fast_folder, give, odd_entries
 
 from dedup_harness.core import scratch_dirs
+from tree_shapes import NOBODY, as_user, chain, fast_folder, give, odd_entries
 
 DEAD = 99_999_999  # above any pid_max: no live process has it
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="acting as another user needs root")

@@ -18,7 +18,6 @@ import secrets
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,12 +28,13 @@ from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.grade.listeners import Listeners
 from grading_support import hostile_source
 from machine_setups import (
+    CASES,
+    Case,
     Setup,
     hidden_bwrap_path,
     missing_for_setups,
     pending,
     public_folder,
-    python_for_user,
     setup_for,
     start_victim,
 )
@@ -42,25 +42,6 @@ from machine_setups import (
 REFERENCE = IMPL_ROOT / "corpus" / "dedup.py"
 SECRET_NAME = "DEDUP_HARNESS_TEST_SECRET"
 EARLIER = "untouched: a shard graded earlier\n"
-
-
-@dataclass(frozen=True)
-class Case:
-    setup: str
-    bubblewrap: bool  # on PATH, or hidden from it
-    tier: str  # what --tier asks for
-    expected: str  # the tier the reports must name
-
-
-CASES = [
-    Case("root", True, "auto", "bubblewrap"),
-    Case("root", False, "auto", "unshare"),
-    Case("user", True, "auto", "bubblewrap"),
-    Case("user", False, "auto", "unshare"),
-    Case("container", False, "auto", "unshare"),
-    Case("user", False, "landlock", "landlock"),
-    Case("container", False, "landlock", "landlock"),
-]
 
 
 @dataclass
@@ -76,19 +57,6 @@ class Graded:
 
     def submission(self, name: str) -> dict[str, Any]:
         return next(s for s in self.report["submissions"] if Path(s["submission"]).name == name)
-
-
-@pytest.fixture(scope="module")
-def user_python(tmp_path_factory: pytest.TempPathFactory, test_user: pwd.struct_passwd) -> Iterator[Path]:
-    """The grader's interpreter for the non-root user (see ``machine_setups.python_for_user``)."""
-    folder = public_folder("dedup-harness-user-venv-")
-    try:
-        python, why = python_for_user(folder / "venv", test_user)
-        if python is None:
-            pytest.skip(why)
-        yield python
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def attack_source(targets: dict[str, Any]) -> str:

@@ -70,11 +70,16 @@ class Leftovers:
         return f"could not remove {printable(self.path)}: {self.count} left (first: {'; '.join(self.first)})"
 
 
-def printable(path: str | bytes) -> str:
-    """``path`` on one short line: undecodable bytes and control characters escaped, a long one cut in the middle."""
+def escaped(path: str | bytes) -> str:
+    """``path`` as text on one line: bytes that are not UTF-8 and control characters written as escapes."""
     raw = path if isinstance(path, bytes) else os.fsencode(path)
     text = raw.decode("utf-8", "backslashreplace")
-    text = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def printable(path: str | bytes) -> str:
+    """``path`` on one short line (``escaped``), a long one cut in the middle."""
+    text = escaped(path)
     if len(text) > SHOWN_CHARACTERS:
         half = SHOWN_CHARACTERS // 2
         text = f"{text[:half]}...{text[-half:]}"
@@ -341,7 +346,10 @@ def allocated_bytes(path: PathLike) -> int:
 
 def entries_under(folder: PathLike, *, limit: int = 100) -> list[str]:
     """The paths (relative to ``folder``) of what lies under it, at most ``limit``: each folder's sorted
-    entries, its subfolders' after them. Empty when there is nothing, or no such folder."""
+    entries, its subfolders' after them. Empty when there is nothing, or no such folder.
+
+    Each is text any report can carry: bytes that are not UTF-8 and control characters escaped.
+    """
     opened = _top(folder)
     if isinstance(opened, OSError):
         return []
@@ -349,7 +357,7 @@ def entries_under(folder: PathLike, *, limit: int = 100) -> list[str]:
     found: list[str] = []
 
     def read(walk: _Walk, entries: list[os.DirEntry[str]]) -> None:
-        found.extend(walk.relative(entry.name) for entry in entries[: max(0, limit - len(found))])
+        found.extend(escaped(walk.relative(entry.name)) for entry in entries[: max(0, limit - len(found))])
         if len(found) >= limit:  # enough: nothing more is entered, the walk only climbs back
             entries.clear()
             for frame in walk.frames:

@@ -43,6 +43,9 @@ from .surface import surface
 from .wire import MAX_TEXT, NAMES, decode, encode, mapped_name, mapped_type
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The session folder: code/ (this package and the submission's root), home/ and shared/ (its spools).
+# Wherever the grader's TMPDIR put it, the worker's own files are not attempts.
+SESSION = os.path.dirname(os.path.dirname(os.path.realpath(HERE)))
 TAKE_MAX = 4096  # outputs in one ``take`` reply, at most
 TAKE_CHARACTERS = 1 << 20  # ... and text characters, roughly (a batch may end one document past it)
 
@@ -86,7 +89,7 @@ class Worker:
         self.mirrors: dict[int, dict[Any, Any]] = {}
         self.mirrors_by_gen: dict[int, list[int]] = {}
         self.drop: list[int] = []  # mirrors to forget once the current reply is sent
-        allowed = [os.path.realpath(root), os.path.realpath(os.getcwd()), "/tmp", "/dev/null", "/proc/self"]
+        allowed = [os.path.realpath(root), os.path.realpath(os.getcwd()), SESSION, "/tmp", "/dev/null", "/proc/self"]
         self.audit = AuditHook(lambda note: self.channel.send({"attempt": note}), allowed)
 
     # -- values ---------------------------------------------------------------------------------
