@@ -218,3 +218,12 @@ def test_the_report_names_the_refused_attempts_and_each_protection(graded: Grade
     in_force = " ".join(attacks["protections"]["in_force"])
     assert "seccomp: installed" in in_force and "audit hook" in in_force
     assert "Landlock files: everything denied" in in_force
+
+
+def test_the_calls_made_through_libc_are_listed_by_the_kernel(graded: Graded) -> None:
+    """No audit hook sees them: the kernel told the grader of each one its filter refused."""
+    attacks = graded.submission("attacks")
+    assert attacks["protections"]["attempts_from"] == "kernel"
+    kernel = [line for line in attacks["attempts"] if line.startswith("the kernel refused ")]
+    for call in ("socket(AF_INET, SOCK_STREAM)", "socket(AF_INET, SOCK_DGRAM)", "kill(pid -1, signal 15)"):
+        assert any(line.startswith(f"the kernel refused {call}") for line in kernel), kernel

@@ -41,6 +41,7 @@ PULL_BATCH = 64  # input documents sent per pull, at most
 # its input at a time stays the same whatever the corpus, so its memory tells what the stage keeps.
 PULL_CHARACTERS = 1 << 18
 TAKE_BATCH = 256  # output documents asked for per round trip by read_all
+ONCE = ("attempt", "refused", "missing")  # events said once per submission
 
 
 # -- the proxy ------------------------------------------------------------------------------------------
@@ -273,9 +274,16 @@ class SubmissionProxy:
         while True:
             reply, seconds = self._receive_one(desc, left - waited)
             waited += seconds
+            self._kernel_refusals()
             if "attempt" not in reply:
                 return reply, waited
             self._event("attempt", str(reply["attempt"])[:300])
+
+    def _kernel_refusals(self) -> None:
+        """What the worker's filter refused so far, as the kernel told the grader: events the submission cannot stop."""
+        if self.worker is not None:
+            for words in self.worker.refusals.take():
+                self._event("refused", words)
 
     def _receive_one(self, desc: str, left: float) -> tuple[dict[str, Any], float]:
         """One reply within the call's time ``left`` and what remains of the submission's budget."""
@@ -376,6 +384,9 @@ class SubmissionProxy:
         version = ".".join(map(str, first.get("version") or []))
         confinement = first.get("confinement")
         self.sandbox.protections.confined(confinement if type(confinement) is dict else None, version)
+        assert self.worker is not None
+        # Handed over (or not) before its first word: the wait only lets our thread catch up.
+        self.sandbox.protections.refusals_reported(self.worker.refusals.listening(self.limits.call_seconds))
 
     def _sandbox_failed(self, what: str, *, ended: bool = True) -> SandboxFailed:
         status = self._exit_status(5 if ended else 0)
@@ -399,6 +410,7 @@ class SubmissionProxy:
     def _stop_worker(self) -> None:
         if self.worker is not None:
             self.sandbox.stop(self.worker)
+            self._kernel_refusals()  # the last of them: the watch has stopped
             self.worker = None
             self.channel = None
             self.generation += 1
@@ -446,10 +458,11 @@ class SubmissionProxy:
 
     def _event(self, kind: str, detail: str) -> None:
         event = Event(self.current_check, kind, detail)
-        if kind in ("attempt", "missing") and any(e.kind == kind and e.detail == detail for e in self.events):
+        if kind in ONCE and any(e.kind == kind and e.detail == detail for e in self.events):
             return  # once per submission is enough to say it
-        # Attempt notices come from the worker, which the submission can make send anything: a few do.
-        if kind == "attempt" and sum(e.kind == kind for e in self.events) >= MAX_ATTEMPTS:
+        # Attempt notices come from the worker, which the submission can make send anything: a few do. The
+        # kernel's refusals count apart, so a flood of notices cannot crowd them out.
+        if kind in ("attempt", "refused") and sum(e.kind == kind for e in self.events) >= MAX_ATTEMPTS:
             return
         self.events.append(event)
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from dedup_harness.core.checks import REGISTRY
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.report import GradeReport, Status, attempts_source
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,11 @@ class Entry:
     @property
     def fails_like(self) -> str:
         return " ".join(d.mutant for d in self.report.diagnosis if d.exact)
+
+    @property
+    def attempts_source(self) -> str:
+        """Where its attempts come from: the kernel, or the worker's own hook alone."""
+        return attempts_source(self.report)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
-from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.report import GradeReport, Status, attempts_source
 from dedup_harness.grade.scoring import points_number, points_text
 
 VISIBLE = "visible"
@@ -64,7 +64,8 @@ def overview(report: GradeReport) -> str:
     if report.unjudged:
         lines += ["", f"Your code {report.unjudged}."]
     if report.attempts:
-        lines += ["", "What your code tried that the grader does not allow:", *(f"- {a}" for a in report.attempts)]
+        heading = f"What your code tried that the grader does not allow ({attempts_source(report)}):"
+        lines += ["", heading, *(f"- {a}" for a in report.attempts)]
     if report.diagnosis:
         heading = (
             "What the failures look like:"

@@ -13,7 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.report import GradeReport, Status, batch_warning
+from dedup_harness.grade.report import GradeReport, Status, attempts_source, batch_warning
 from dedup_harness.grade.scoring import out_of, points_text
 
 WARNING_STYLE = "bold white on red"
@@ -49,6 +49,8 @@ def print_report(console: Console, report: GradeReport, *, show_student_output: 
         if check.feedback and report.status is Status.GRADED:
             console.print(Text(f"{check.number}. {check.name} ({check.outcome})", style="bold"))
             console.print(Text(textwrap.indent(check.feedback.text(), "    ")), soft_wrap=True)
+    if report.attempts:
+        console.print(Text(f"attempts ({attempts_source(report)}):", style="magenta"), soft_wrap=True)
     for attempt in report.attempts:
         console.print(Text(f"attempt: {attempt}", style="magenta"))
     if report.protections:

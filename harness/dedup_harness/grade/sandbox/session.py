@@ -32,6 +32,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from typing import Any
 
 from dedup_harness.core import removal, scratch_dirs
 from dedup_harness.grade import worker
+from dedup_harness.grade.kernel_refusals import KernelRefusals
 from dedup_harness.grade.sandbox.bwrap import bwrap_args
 from dedup_harness.grade.sandbox.limits import Limits, prctl_function, set_limits
 from dedup_harness.grade.sandbox.output import OutputTrap
@@ -95,12 +97,13 @@ def sweep_stale_sessions(parent: Path) -> None:
 
 @dataclass
 class WorkerProcess:
-    """One running worker: the process, the grader's ends of the protocol pipes, its output."""
+    """One running worker: the process, the grader's ends of the protocol pipes, its output, its refusals."""
 
     process: subprocess.Popen[bytes]
     request_fd: int
     reply_fd: int
     output: list[OutputTrap]
+    refusals: KernelRefusals  # what its seccomp filter refused, as the kernel tells the grader
 
 
 class Sandbox:
@@ -175,7 +178,8 @@ class Sandbox:
     def environment(self) -> dict[str, str]:
         return {**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)}
 
-    def command(self, request_fd: int, reply_fd: int) -> list[str]:
+    def command(self, request_fd: int, reply_fd: int, refusals_fd: int | None = None) -> list[str]:
+        settings = {**self.settings(), **({"refusals_fd": refusals_fd} if refusals_fd is not None else {})}
         started = [
             self.python,
             "-I",
@@ -188,7 +192,7 @@ class Sandbox:
             str(self.code / "root"),
             str(request_fd),
             str(reply_fd),
-            json.dumps(self.settings()),
+            json.dumps(settings),
         ]
         as_worker = drop_privileges(self.uid)
         if self.tier is Tier.BUBBLEWRAP:
@@ -212,27 +216,32 @@ class Sandbox:
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         output_read, output_write = os.pipe()
+        refusals_here, refusals_there = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         limits = self.limits.rlimits()
         if self.uid is None:  # the grader's own user: the limit counts its other tasks too
             limits["RLIMIT_NPROC"] += tasks_of(os.getuid())
         try:
             process = subprocess.Popen(
-                self.command(request_read, reply_write),
+                self.command(request_read, reply_write, refusals_there.fileno()),
                 stdin=subprocess.DEVNULL,
                 stdout=output_write,
                 stderr=output_write,
-                pass_fds=(request_read, reply_write),
+                pass_fds=(request_read, reply_write, refusals_there.fileno()),
                 cwd=self.home,
                 env=self.environment(),
                 start_new_session=True,  # its own process group: a timeout kills all of it
                 preexec_fn=functools.partial(set_limits, limits, prctl_function()),
             )
+        except BaseException:
+            refusals_here.close()
+            raise
         finally:
             for fd in (request_read, reply_write, output_write):
                 os.close(fd)
+            refusals_there.close()
         trap = OutputTrap(output_read, self.limits.output_bytes)
         self.traps.append(trap)
-        return WorkerProcess(process, request_write, reply_read, [trap])
+        return WorkerProcess(process, request_write, reply_read, [trap], KernelRefusals(refusals_here))
 
     def stop(self, worker: WorkerProcess) -> None:
         """Kill the worker and everything it started, and close the grader's ends."""
@@ -243,6 +252,7 @@ class Sandbox:
         except subprocess.TimeoutExpired:
             worker.process.kill()
         self.kill_strays()
+        worker.refusals.close()
         for fd in (worker.request_fd, worker.reply_fd):
             with contextlib.suppress(OSError):
                 os.close(fd)

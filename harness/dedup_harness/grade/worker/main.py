@@ -16,10 +16,12 @@ reply carries the current contents of the mirrored dicts (the caller's ``stats``
 attempts an audit hook noticed.
 
 Before anything else, and before any thread starts, the worker confines itself as SETTINGS (a JSON
-object, the last argument) asks: Landlock and seccomp (``confine``). It tells the grader what is in
-force in its first message, or, when a layer asked for cannot be applied, says so and exits without
-importing the submission. Then an audit hook (``audit``) refuses network, process creation and
-signals, and reports every attempt.
+object, the last argument) asks: Landlock and seccomp (``confine``), handing the seccomp filter's
+listener to the grader over the socket ``refusals_fd`` names, so the kernel itself tells the grader
+of every refused call. It tells the grader what is in force in its first message, or, when a layer
+asked for cannot be applied, says so and exits without importing the submission. Then an audit
+hook (``audit``) refuses network, process creation and signals, and notes every attempt: the
+worker's own word, which the submission can silence.
 
 The rest is no protection: the submission shares this process and can tamper with it. The
 protections are the kernel's (uid, namespaces, Landlock, seccomp, limits); whatever this process
@@ -317,7 +319,10 @@ def lock_down(settings: dict[str, Any], channel: Channel) -> dict[str, Any] | No
     code, with a message saying why.
     """
     asked = settings.get("confine")
+    report_to = settings.get("refusals_fd")  # a socket to the grader for the filter's listener
     if not asked:
+        if type(report_to) is int:
+            os.close(report_to)  # no filter: the grader hears of no refusal, and knows it
         return None
     from .confine import confine
     from .syscalls import ConfinementError
@@ -331,6 +336,7 @@ def lock_down(settings: dict[str, Any], channel: Channel) -> dict[str, Any] | No
             seccomp_on=asked.get("seccomp", True),
             require_landlock=asked.get("require_landlock", False),
             audit_log=False,
+            report_to=report_to if type(report_to) is int else None,
         )
     except (ConfinementError, OSError) as error:
         channel.send({"confine_error": f"{type(error).__name__}: {error}"})
