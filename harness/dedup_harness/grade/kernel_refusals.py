@@ -115,7 +115,9 @@ class KernelRefusals:
         return new
 
     def close(self) -> None:
-        """Stop answering (a call still waiting then fails with ENOSYS) and free everything."""
+        """Stop answering (a call still waiting then fails with ENOSYS) and free everything; once is enough."""
+        if self.channel.fileno() < 0:
+            return
         os.write(self.stop_write, b"x")
         self.thread.join(timeout=5)
         for fd in (self.stop_read, self.stop_write):
@@ -176,7 +178,11 @@ class KernelRefusals:
         ident, _, _, nr, audit_arch, _, *args = NOTIF.unpack(notice)
         with contextlib.suppress(OSError):  # it is gone already: the call was refused all the same
             fcntl.ioctl(listener, NOTIF_SEND, RESPONSE.pack(ident, 0, -errno.EPERM, 0))
-        self._record(describe(nr, audit_arch, tuple(args)))
+        try:
+            words = describe(nr, audit_arch, tuple(args))
+        except Exception:  # never let a description end the thread that answers: calls would wait on it
+            words = f"the kernel refused system call {nr} (seccomp)"
+        self._record(words)
 
     def _record(self, words: str) -> None:
         with self.lock:
