@@ -4,7 +4,7 @@ A child (``/usr/bin/python3 -I -S`` with a copy of the worker package, in one of
 confines itself as the worker does, handing the filter's listener to this process over a socket, then
 makes refused calls through libc (ctypes), which no audit hook sees. Its calls are harmless if
 anything let them through: signal 0 only asks whether a process exists, a socket that opens
-connects nowhere.
+connects nowhere. (``test_tiers`` grades the attacks through the grader, the hook silenced or not.)
 """
 
 from __future__ import annotations
@@ -20,12 +20,17 @@ from pathlib import Path
 
 import pytest
 
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.grade.kernel_refusals import KernelRefusals, describe
+from dedup_harness.grade.sandbox.protections import HOOK_REFUSALS, KERNEL_REFUSALS
 from dedup_harness.grade.worker import arches, landlock
+from grading_support import grade
 from machine_setups import SYSTEM_PYTHON, Setup, public_folder
 
 WORKER = Path(landlock.__file__).resolve().parent
 X86 = arches.ARCHES["x86_64"]
+HAND = "test_hand_example_three_documents"
 
 CHILD = """
 import ctypes, errno, json, os, sys
@@ -162,3 +167,13 @@ def test_without_a_listener_the_grader_knows_it_hears_nothing(sent: str, expecte
 )
 def test_each_refusal_is_one_line_a_reader_understands(nr: int, arch: int, args: tuple[int, ...], words: str) -> None:
     assert describe(nr, arch, (*args, 0, 0, 0, 0, 0, 0)[:6]).startswith(f"the kernel refused {words}")
+
+
+def test_without_a_kernel_channel_the_report_says_the_list_is_the_hooks_own(tmp_path: Path) -> None:
+    """The ``none`` tier has no filter, so no listener: the reference (harmless) graded there says so."""
+    reference = (IMPL_ROOT / "corpus" / "dedup.py").read_text(encoding="utf-8")
+    graded = grade(reference, tmp_path, checks=[HAND], tier="none")
+    assert graded.outcome(HAND) is Outcome.PASSED
+    protections = graded.sidecar["protections"]
+    assert protections["attempts_from"] == "hook" and HOOK_REFUSALS in protections["missing"]
+    assert KERNEL_REFUSALS not in protections["in_force"]

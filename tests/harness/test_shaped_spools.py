@@ -12,9 +12,7 @@ sentinel is untouched; ``dedup-harness --version`` works afterwards.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ import pytest
 
 from dedup_harness.core.paths import IMPL_ROOT
 from grading_support import hostile_source
-from machine_setups import CASES, Case, Setup, hidden_bwrap_path, missing_for_setups, setup_for
+from machine_setups import CASES, Case, Setup, case_id, for_case, hidden_bwrap_path
 from tree_shapes import fast_folder
 
 SPOOL_CHECK = "test_the_spool_is_removed"
@@ -76,20 +74,12 @@ def grade_batch(base: Path, case: Case, setup: Setup, python: Path) -> Graded:
     return Graded(done.returncode, done.stderr, report, sorted(p.name for p in temp.iterdir()), kept, version)
 
 
-@pytest.fixture(
-    scope="module", params=CASES, ids=lambda c: f"{c.setup}-{'with' if c.bubblewrap else 'no'}-bwrap-{c.tier}"
-)
+@pytest.fixture(scope="module", params=CASES, ids=case_id)
 def graded(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Graded:
     case: Case = request.param
-    reason = missing_for_setups()
-    if reason is not None:
-        pytest.skip(reason)
-    if case.bubblewrap and shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap)")
-    user = request.getfixturevalue("test_user") if case.setup == "user" else None
-    python = request.getfixturevalue("user_python") if case.setup == "user" else Path(sys.executable)
+    setup, python = for_case(case, request)
     with fast_folder(tmp_path_factory.mktemp("shaped")) as base:
-        result = grade_batch(base, case, setup_for(case.setup, user), python)
+        result = grade_batch(base, case, setup, python)
     assert result.exit_status == 0, f"grade exited {result.exit_status}:\n{result.stderr[-3000:]}"
     assert {s["protections"]["tier"] for s in result.report["submissions"]} == {case.expected}
     return result
