@@ -23,8 +23,11 @@ import pytest
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.grade.kernel_refusals import KernelRefusals, describe
+from dedup_harness.grade.proxy import SubmissionProxy
+from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.protections import HOOK_REFUSALS, KERNEL_REFUSALS
 from dedup_harness.grade.worker import arches, landlock
+from dedup_harness.grade.worker.wire import MAX_ATTEMPTS
 from grading_support import grade
 from machine_setups import SYSTEM_PYTHON, Setup, public_folder
 
@@ -177,3 +180,25 @@ def test_without_a_kernel_channel_the_report_says_the_list_is_the_hooks_own(tmp_
     protections = graded.sidecar["protections"]
     assert protections["attempts_from"] == "hook" and HOOK_REFUSALS in protections["missing"]
     assert KERNEL_REFUSALS not in protections["in_force"]
+
+
+class _QuietSandbox:
+    """What a proxy that never starts a worker asks of its sandbox."""
+
+    limits = Limits()
+
+    def output_bytes(self) -> int:
+        return 0
+
+
+def test_a_flood_of_refusals_is_listed_up_to_the_cap_and_the_rest_is_counted() -> None:
+    proxy = SubmissionProxy(_QuietSandbox(), doc_type=lambda: object)  # type: ignore[arg-type]
+    for n in range(MAX_ATTEMPTS + 5):
+        proxy._event("refused", f"the kernel refused kill(pid {n}, signal 0): signals to other processes (seccomp)")
+    proxy._event("attempt", "tried to reach the network: open a socket (AF_INET) (refused)")
+    proxy.shutdown()
+    refused = [e.detail for e in proxy.events if e.kind == "refused"]
+    assert len(refused) == MAX_ATTEMPTS + 1 and refused[-1] == "and 5 more, not listed one by one"
+    assert [e.detail for e in proxy.events if e.kind == "attempt"] == [
+        "tried to reach the network: open a socket (AF_INET) (refused)"
+    ]

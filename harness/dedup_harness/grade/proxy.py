@@ -93,6 +93,7 @@ class SubmissionProxy:
         self.starts = 0
         self.start_seconds: list[float] = []
         self.last_disk_check = 0.0
+        self.unlisted = {"refused": 0, "attempt": 0}  # refusals and notes past MAX_ATTEMPTS: counted, not listed
 
     # -- the module's surface ---------------------------------------------------------------------
 
@@ -462,7 +463,8 @@ class SubmissionProxy:
             return  # once per submission is enough to say it
         # Attempt notices come from the worker, which the submission can make send anything: a few do. The
         # kernel's refusals count apart, so a flood of notices cannot crowd them out.
-        if kind in ("attempt", "refused") and sum(e.kind == kind for e in self.events) >= MAX_ATTEMPTS:
+        if kind in self.unlisted and sum(e.kind == kind for e in self.events) >= MAX_ATTEMPTS:
+            self.unlisted[kind] += 1
             return
         self.events.append(event)
 
@@ -478,6 +480,9 @@ class SubmissionProxy:
             except (WorkerFault, Exception):
                 pass
             self._stop_worker()
+        for kind, more in self.unlisted.items():
+            if more:  # a flood of refusals must not pass for a few: it is said how many went unlisted
+                self.events.append(Event(self.current_check, kind, f"and {more} more, not listed one by one"))
         if self.sandbox.output_bytes() > self.limits.output_bytes:
             kept = self.limits.output_bytes
             self._event("output", f"printed {self.sandbox.output_bytes()} bytes; the report keeps the first {kept}")
