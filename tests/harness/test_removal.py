@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from dedup_harness.core import removal
+from dedup_harness.core import removal, tree_walk
 from tree_shapes import NOBODY, as_user, chain, fast_folder, give, odd_entries, tree_size
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="acting as another user needs root")
@@ -131,7 +131,7 @@ class TestRemoval:
         code = textwrap.dedent(
             f"""
             import subprocess, sys
-            from dedup_harness.core import removal
+            from dedup_harness.core import removal, tree_walk
             subprocess.run(["mount", "--bind", {str(victim)!r}, {str(top / "mnt")!r}], check=True)
             print(removal.remove_tree({str(top)!r}).line())
             """
@@ -151,12 +151,12 @@ class TestRemoval:
         (tmp_path / "top" / "a" / "b").mkdir(parents=True)
         (tmp_path / "elsewhere").mkdir()
         parent = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
-        walk = removal._Walk.open(str(tmp_path / "top"), parent, "top")
+        walk = tree_walk.Walk.open(str(tmp_path / "top"), parent, "top")
         os.close(parent)
         walk.down("a")
         walk.down("b")
         os.rename(tmp_path / "top" / "a" / "b", tmp_path / "elsewhere" / "b")
-        with pytest.raises(removal._Moved):
+        with pytest.raises(tree_walk.Moved):
             walk.up()
         walk.close()
 

@@ -5,18 +5,11 @@ made through folder descriptors (no path is ever long), folders it made unreadab
 unwritable, names with newlines, bytes that are not UTF-8 or a leading dash, FIFOs, sockets, hard
 links, symlinks to anything. ``shutil.rmtree`` and ``os.walk`` recurse once per level (a chain of
 a few thousand raises RecursionError, which ``ignore_errors`` does not catch) and build paths that
-grow with the depth. Here:
-
-- one folder is open at a time, entered by name from its parent's descriptor with
-  O_NOFOLLOW|O_DIRECTORY: a symlink is never followed out of the tree (a symlink, FIFO or socket is
-  only ever lstat'ed or unlinked, never opened);
-- the way back up is "..", checked against the device and inode recorded on the way down: a tree
-  moved meanwhile stops the walk instead of leading it elsewhere;
-- a mount point (another device, or a mount this process's /proc/self/mountinfo lists under the
-  tree: a bind mount shares the device) is not entered;
-- a folder its owner may not open gets its owner's rwx back (the owner's right, or root's), through
-  an O_PATH descriptor, so the change cannot land on a symlink's target; removal also gives them
-  back to a folder its owner may not write in.
+grow with the depth. Here every walk is ``core.tree_walk``'s: one folder open at a time, never
+following a symlink (a symlink, FIFO or socket is only ever lstat'ed or unlinked, never opened),
+never entering a mount, stopping if the tree moves. A folder its owner may not open gets its owner's
+rwx back (the owner's right, or root's), through an O_PATH descriptor, so the change cannot land on
+a symlink's target; removal also gives them back to a folder its owner may not write in.
 
 Nothing here raises for what it meets in the tree: removal returns what it could not remove, so a
 sweep can say so in one line and carry on.
@@ -32,18 +25,11 @@ import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-HANDLE = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-OWNER_ALL = stat.S_IRWXU
+from dedup_harness.core.tree_walk import Leaver, PathLike, Reader, Walk, is_folder, open_top, visit
+
 BLOCK = 512  # st_blocks counts 512-byte units, whatever the file system's own block size
 SHOWN = 3  # leftovers a summary names
 SHOWN_CHARACTERS = 160  # of one path in a message: its start and its end
-
-PathLike = str | os.PathLike[str]
-
-
-class _Moved(Exception):
-    """The tree changed under the walk: ".." is no longer the folder it came down from."""
 
 
 @dataclass
@@ -86,180 +72,6 @@ def printable(path: str | bytes) -> str:
     return text
 
 
-# -- one folder open at a time -------------------------------------------------------------------
-
-
-@dataclass
-class _Frame:
-    name: str  # in its parent
-    ident: tuple[int, int]  # (st_dev, st_ino)
-    pending: list[str] | None = None  # subfolders still to visit (the last first); None until it is read
-
-
-def _owner_rights(fd: int, mode: int) -> None:
-    """Give the folder open on ``fd`` back its owner's rwx, if the submission took them away."""
-    if mode & OWNER_ALL != OWNER_ALL:
-        with contextlib.suppress(OSError):
-            os.fchmod(fd, stat.S_IMODE(mode) | OWNER_ALL)
-
-
-def _open_folder(parent: int, name: str) -> int:
-    """Folder ``name`` of ``parent``, opened without following a symlink; if its owner may not read it, fixed first."""
-    try:
-        return os.open(name, FOLDER, dir_fd=parent)
-    except PermissionError:
-        handle = os.open(name, HANDLE, dir_fd=parent)  # needs no permission on the folder itself
-        try:
-            # The descriptor's /proc link is the folder itself: chmod cannot be led to a symlink's target.
-            os.chmod(f"/proc/self/fd/{handle}", stat.S_IMODE(os.fstat(handle).st_mode) | OWNER_ALL)
-        finally:
-            os.close(handle)
-        return os.open(name, FOLDER, dir_fd=parent)
-
-
-def _mount_roots(top: str) -> frozenset[tuple[int, int]]:
-    """(device, inode) of every mount point under ``top`` in this process's mount namespace."""
-    try:
-        with open("/proc/self/mountinfo", "rb") as table:
-            lines = table.read().splitlines()
-    except OSError:
-        return frozenset()
-    real = os.fsencode(os.path.realpath(top))
-    points = [_unescape(line.split()[4]) for line in lines if len(line.split()) > 4]
-    roots = set()
-    for point in points:
-        if point.startswith(real + b"/"):
-            with contextlib.suppress(OSError):
-                info = os.stat(point)
-                roots.add((info.st_dev, info.st_ino))
-    return frozenset(roots)
-
-
-def _unescape(field: bytes) -> bytes:
-    """A mountinfo path: space, tab, newline and backslash are written as octal escapes."""
-    for escaped, raw in ((b"\\040", b" "), (b"\\011", b"\t"), (b"\\012", b"\n"), (b"\\134", b"\\")):
-        field = field.replace(escaped, raw)
-    return field
-
-
-class _Walk:
-    """A descent through a tree with one folder open: down by name, up by a checked ".."."""
-
-    def __init__(self, top: str, fd: int, *, fix: bool) -> None:
-        info = os.fstat(fd)
-        self.fix = fix  # give every folder entered its owner's rwx (to remove what it holds)
-        if fix:
-            _owner_rights(fd, info.st_mode)
-        self.top = top
-        self.fd = fd
-        self.device = info.st_dev
-        self.mounts = _mount_roots(top)
-        self.frames = [_Frame("", (info.st_dev, info.st_ino))]
-
-    @classmethod
-    def open(cls, top: str, parent: int, name: str, *, fix: bool = False) -> _Walk:
-        return cls(top, _open_folder(parent, name), fix=fix)
-
-    @property
-    def frame(self) -> _Frame:
-        return self.frames[-1]
-
-    def relative(self, name: str = "") -> str:
-        """The current folder's path (or that of ``name`` in it), relative to the top."""
-        return "/".join([*(frame.name for frame in self.frames[1:]), *([name] if name else [])])
-
-    def path(self, name: str = "") -> str:
-        relative = self.relative(name)
-        return f"{self.top}/{relative}" if relative else self.top
-
-    def down(self, name: str) -> None:
-        """Enter subfolder ``name``; OSError when it cannot be opened or lies on another device."""
-        child = _open_folder(self.fd, name)
-        info = os.fstat(child)
-        if info.st_dev != self.device or (info.st_dev, info.st_ino) in self.mounts:
-            os.close(child)
-            raise OSError(errno.EXDEV, "another file system is mounted there; not entered")
-        if self.fix:
-            _owner_rights(child, info.st_mode)
-        os.close(self.fd)
-        self.fd = child
-        self.frames.append(_Frame(name, (info.st_dev, info.st_ino)))
-
-    def up(self) -> str | None:
-        """Back to the parent folder; the name of the folder just left, or None at the top."""
-        if len(self.frames) == 1:
-            return None
-        left = self.frames.pop()
-        parent = os.open("..", FOLDER, dir_fd=self.fd)
-        info = os.fstat(parent)
-        if (info.st_dev, info.st_ino) != self.frame.ident:
-            os.close(parent)
-            raise _Moved(self.path(left.name))
-        os.close(self.fd)
-        self.fd = parent
-        return left.name
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self.fd)
-
-
-Reader = Callable[[_Walk, list[os.DirEntry[str]]], None]  # told each folder's entries once
-Leaver = Callable[[_Walk, str], None]  # told each subfolder once everything under it was visited
-OnError = Callable[[str, "OSError | str"], None]
-
-
-def _is_folder(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir(follow_symlinks=False)
-    except OSError:
-        return False
-
-
-def _visit(walk: _Walk, read: Reader, leave: Leaver, on_error: OnError) -> None:
-    """Every folder of the tree once, parents first: ``read`` is given its entries, ``leave`` its end."""
-    try:
-        while True:
-            frame = walk.frame
-            if frame.pending is None:
-                frame.pending = []
-                try:
-                    with os.scandir(walk.fd) as scan:
-                        entries = sorted(scan, key=lambda entry: entry.name)
-                except OSError as error:
-                    on_error(walk.path(), error)
-                    entries = []
-                read(walk, entries)
-                frame.pending = [entry.name for entry in reversed(entries) if _is_folder(entry)]
-            if frame.pending:
-                child = frame.pending.pop()
-                try:
-                    walk.down(child)
-                except OSError as error:
-                    on_error(walk.path(child), error)
-                continue
-            done = walk.up()
-            if done is None:
-                return
-            leave(walk, done)
-    except _Moved as moved:
-        on_error(str(moved), "the tree changed while it was walked; stopped there")
-    except OSError as error:
-        on_error(walk.path(), error)
-    finally:
-        walk.close()
-
-
-def _top(path: PathLike) -> tuple[str, int, str] | OSError:
-    """(the absolute path, its parent open, its name), or why the parent cannot be opened."""
-    top = os.path.abspath(os.fspath(path))
-    parent_path, name = os.path.split(top)
-    try:
-        return top, os.open(parent_path or "/", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC), name
-    except OSError as error:
-        return error
-
-
 # -- removal ----------------------------------------------------------------------------------------
 
 
@@ -269,7 +81,7 @@ def remove_tree(path: PathLike) -> Leftovers:
     What does not exist is removed already. Nothing is raised for what the tree holds.
     """
     left = Leftovers(os.path.abspath(os.fspath(path)))
-    opened = _top(path)
+    opened = open_top(path)
     if isinstance(opened, OSError):
         if not isinstance(opened, FileNotFoundError):
             left.add(left.path, opened)
@@ -278,7 +90,7 @@ def remove_tree(path: PathLike) -> Leftovers:
     try:
         info = os.stat(name, dir_fd=parent, follow_symlinks=False)
         if stat.S_ISDIR(info.st_mode):
-            _visit(_Walk.open(top, parent, name, fix=True), _unlink_entries(left), _rmdir(left), left.add)
+            visit(Walk.open(top, parent, name, fix=True), _unlink_entries(left), _rmdir(left), left.add)
         _remove(parent, name, lambda: top, left, folder=stat.S_ISDIR(info.st_mode))
     except FileNotFoundError:
         pass
@@ -301,9 +113,9 @@ def _remove(fd: int, name: str, where: Callable[[], str], left: Leftovers, *, fo
 
 
 def _unlink_entries(left: Leftovers) -> Reader:
-    def read(walk: _Walk, entries: list[os.DirEntry[str]]) -> None:
+    def read(walk: Walk, entries: list[os.DirEntry[str]]) -> None:
         for entry in entries:
-            if not _is_folder(entry):
+            if not is_folder(entry):
                 _remove(walk.fd, entry.name, functools.partial(walk.path, entry.name), left, folder=False)
 
     return read
@@ -321,13 +133,13 @@ def allocated_bytes(path: PathLike) -> int:
 
     0 when it does not exist; what cannot be read counts as nothing.
     """
-    opened = _top(path)
+    opened = open_top(path)
     if isinstance(opened, OSError):
         return 0
     top, parent, name = opened
     total = [0]
 
-    def read(walk: _Walk, entries: list[os.DirEntry[str]]) -> None:
+    def read(walk: Walk, entries: list[os.DirEntry[str]]) -> None:
         for entry in entries:
             with contextlib.suppress(OSError):
                 total[0] += entry.stat(follow_symlinks=False).st_blocks * BLOCK
@@ -336,7 +148,7 @@ def allocated_bytes(path: PathLike) -> int:
         info = os.stat(name, dir_fd=parent, follow_symlinks=False)
         total[0] += info.st_blocks * BLOCK
         if stat.S_ISDIR(info.st_mode):
-            _visit(_Walk.open(top, parent, name), read, lambda walk, name: None, lambda path, error: None)
+            visit(Walk.open(top, parent, name), read, lambda walk, name: None, lambda path, error: None)
     except OSError:
         pass
     finally:
@@ -350,13 +162,13 @@ def entries_under(folder: PathLike, *, limit: int = 100) -> list[str]:
 
     Each is text any report can carry: bytes that are not UTF-8 and control characters escaped.
     """
-    opened = _top(folder)
+    opened = open_top(folder)
     if isinstance(opened, OSError):
         return []
     top, parent, name = opened
     found: list[str] = []
 
-    def read(walk: _Walk, entries: list[os.DirEntry[str]]) -> None:
+    def read(walk: Walk, entries: list[os.DirEntry[str]]) -> None:
         found.extend(escaped(walk.relative(entry.name)) for entry in entries[: max(0, limit - len(found))])
         if len(found) >= limit:  # enough: nothing more is entered, the walk only climbs back
             entries.clear()
@@ -364,7 +176,7 @@ def entries_under(folder: PathLike, *, limit: int = 100) -> list[str]:
                 frame.pending = []
 
     try:
-        _visit(_Walk.open(top, parent, name), read, lambda walk, name: None, lambda path, error: None)
+        visit(Walk.open(top, parent, name), read, lambda walk, name: None, lambda path, error: None)
     except OSError:
         pass
     finally:
