@@ -11,7 +11,9 @@ Layers, outermost first (``tiers`` says which tier this machine offers):
   a scrubbed environment; stdout and stderr on a pipe the grader drains and truncates;
 - inside the worker, before any submission code: Landlock (files: its code read-only, its home and
   the shared folder read-write, nothing else but what the interpreter needs; TCP; signal and
-  abstract-socket scopes) and seccomp, where the kernel has them; then its audit hook.
+  abstract-socket scopes) and seccomp, where the kernel has them, whose listener comes back over a
+  socket of the grader's so the kernel reports each refused call (``grade/kernel_refusals.py``);
+  then its audit hook.
 
 The interpreter is the setup's: a Python >= 3.11 the worker's user can run, by its real path (a
 venv's link is not visible in a sandbox), with ``-I -S``: the standard library only.
