@@ -3,8 +3,10 @@
 Each command module exposes ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
 Every command runs the same way: the ending signals raise as Ctrl-C does (``core.signals``), the
 scratch of dead runs is swept before it starts, its own (Hypothesis's files among it) is swept when it
-ends (``core.scratch_dirs``), nothing is written in the working folder but the outputs asked for, and
-a bad argument is one line on stderr and exit status 2.
+ends (``core.scratch_dirs``; what cannot be removed is a line on stderr, never a failure), nothing is
+written in the working folder but the outputs asked for, and a bad argument is one line on stderr and
+exit status 2. ``--version``, ``--help`` and a bad argument touch no scratch: they work whatever the
+temp folder holds.
 """
 
 from __future__ import annotations
@@ -49,22 +51,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = argv[0].replace("-", "_") if argv else None
     command = f"dedup-harness {chosen.replace('_', '-')}" if chosen in COMMANDS else "dedup-harness"
-    with signals.ending_on_signals(), scratch_dirs.hypothesis_home():
+    with signals.ending_on_signals():
         try:
-            scratch_dirs.sweep_all()  # what runs killed outright left behind
             args = build_parser(only=chosen).parse_args(argv)
-            return int(args.run(args))
-        except SystemExit as stop:  # argparse: --help, --version, a bad argument
+        except SystemExit as stop:  # argparse: --help, --version, a bad argument (no scratch touched)
             return stop.code if isinstance(stop.code, int) else USAGE_ERROR
         except KeyboardInterrupt as interrupt:
-            name = f" ({interrupt.args[0]})" if interrupt.args else ""
-            print(f"{command}: interrupted{name}", file=sys.stderr)
-            from dedup_harness.core.runner import stop_fork_server  # (imported only here: not free)
+            return interrupted(command, interrupt)
+        with scratch_dirs.hypothesis_home():
+            try:
+                scratch_dirs.sweep_all()  # what runs killed outright left behind
+                return int(args.run(args))
+            except SystemExit as stop:
+                return stop.code if isinstance(stop.code, int) else USAGE_ERROR
+            except KeyboardInterrupt as interrupt:
+                from dedup_harness.core.runner import stop_fork_server  # (imported only here: not free)
 
-            stop_fork_server()  # before the sweep below: it may still be writing in this run's scratch
-            return signals.exit_status(interrupt)
-        finally:
-            scratch_dirs.sweep_all(mine=True)
+                stop_fork_server()  # before the sweep below: it may still be writing in this run's scratch
+                return interrupted(command, interrupt)
+            finally:
+                scratch_dirs.sweep_all(mine=True)
+
+
+def interrupted(command: str, interrupt: KeyboardInterrupt) -> int:
+    name = f" ({interrupt.args[0]})" if interrupt.args else ""
+    print(f"{command}: interrupted{name}", file=sys.stderr)
+    return signals.exit_status(interrupt)
 
 
 if __name__ == "__main__":

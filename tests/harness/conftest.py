@@ -1,8 +1,8 @@
 """Fixtures for the harness's own tests that run children in the three setups (``machine_setups``).
 
 ``DEDUP_HARNESS_REQUIRE_SETUPS=1`` (``.ci/run`` sets it when it runs as root) turns a skip of the
-confinement, tier, preflight, classmates and own-disk tests into a failure: on CI's machine each of
-them must really run. Only what depends on the processor stays a skip there.
+confinement, tier, preflight, classmates, own-disk and shaped-spool tests into a failure: on CI's
+machine each of them must really run. Only what depends on the processor stays a skip there.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ MACHINE_TESTS = {
     "test_preflight.py",
     "test_classmates.py",
     "test_disk_of_its_own.py",
+    "test_shaped_spools.py",
 }
 PROCESSOR_SKIPS = ("exist only on x86_64", "no i386 emulation")
 

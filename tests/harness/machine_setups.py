@@ -24,6 +24,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 SYSTEM_PYTHON = "/usr/bin/python3"
 TEST_USER = "dedup-harness-test"
 CONTAINER_CAPS = (
@@ -33,6 +35,34 @@ CONTAINER_CAPS = (
 CAP_DAC_OVERRIDE = 1
 CAP_SYS_ADMIN = 21
 SETUPS = ("root", "user", "container")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One way a grade runs: a setup, bubblewrap on PATH or hidden, the tier asked for and the one expected."""
+
+    setup: str
+    bubblewrap: bool  # on PATH, or hidden from it
+    tier: str  # what --tier asks for
+    expected: str  # the tier the reports must name
+
+
+# Every tier in every setup that offers it: root with and without bubblewrap (CI), a non-root user with
+# and without it (a TA's laptop), a container's capability set without it (Gradescope), and the
+# Landlock tier forced where no namespace is wanted.
+CASES = [
+    Case("root", True, "auto", "bubblewrap"),
+    Case("root", False, "auto", "unshare"),
+    Case("user", True, "auto", "bubblewrap"),
+    Case("user", False, "auto", "unshare"),
+    Case("container", False, "auto", "unshare"),
+    Case("user", False, "landlock", "landlock"),
+    Case("container", False, "landlock", "landlock"),
+]
+
+
+def case_id(case: Case) -> str:
+    return f"{case.setup}-{'with' if case.bubblewrap else 'no'}-bwrap-{case.tier}"
 
 
 @dataclass(frozen=True)
@@ -64,6 +94,19 @@ def missing_for_setups() -> str | None:
     if shutil.which("setpriv") is None:
         return "setpriv (util-linux) is not installed"
     return None
+
+
+def for_case(case: Case, request: pytest.FixtureRequest) -> tuple[Setup, Path]:
+    """The case's setup and the grader's interpreter there (the ``test_user`` and ``user_python`` fixtures
+    for the non-root user); a skip, with its reason, where this machine cannot run the case."""
+    reason = missing_for_setups()
+    if reason is not None:
+        pytest.skip(reason)
+    if case.bubblewrap and shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap)")
+    user = request.getfixturevalue("test_user") if case.setup == "user" else None
+    python = request.getfixturevalue("user_python") if case.setup == "user" else Path(sys.executable)
+    return setup_for(case.setup, user), python
 
 
 def ensure_user() -> tuple[pwd.struct_passwd | None, str, bool]:

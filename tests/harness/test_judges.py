@@ -18,7 +18,7 @@ from dedup_harness.core import bloom_sizing, reference, worked_example
 from dedup_harness.core.corpora import suite_corpus
 from dedup_harness.core.judges import JUDGES, Subject
 from dedup_harness.core.judges.expected import Expected
-from dedup_harness.core.judges.memory import allocated_bytes
+from dedup_harness.core.removal import allocated_bytes
 
 REFERENCE = reference.reference_stage()
 Doc = REFERENCE.Doc

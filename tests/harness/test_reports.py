@@ -127,14 +127,32 @@ def test_every_attempt_is_listed_with_where_it_happened_even_in_a_passed_check()
     graded = from_sidecar("eve/dedup.py", suite_result({}), OPTIONS, data, [])
     assert graded.score == len(CHECKS) and graded.problems == []
     assert graded.attempts == [
-        "tried to reach the network: look up 'x' (refused) (before the checks)",
-        f"tried to send signal 9 to other processes (refused) ({CHECKS[0]})",
+        "worker's hook: tried to reach the network: look up 'x' (refused) (before the checks)",
+        f"worker's hook: tried to send signal 9 to other processes (refused) ({CHECKS[0]})",
     ]
-    assert "What your code tried that the grader does not allow:" in gradescope.overview(graded)
+    heading = "What your code tried that the grader does not allow (as the grading worker's own audit hook noted"
+    assert heading in gradescope.overview(graded) and "may be incomplete" in gradescope.overview(graded)
     assert json.loads(json_report.render([graded], {}))["submissions"][0]["attempts"] == graded.attempts
-    assert "attempt: tried to send signal 9" in ET.fromstring(junit.render([graded])).findtext(
+    assert "attempt: worker's hook: tried to send signal 9" in ET.fromstring(junit.render([graded])).findtext(
         "testsuite/system-out", ""
     )
+
+
+def test_the_kernels_refusals_are_listed_apart_from_the_hooks_notes_which_cannot_pass_for_them() -> None:
+    """A note of the worker's hook that says "the kernel refused" is still marked as the hook's."""
+    data = sidecar(
+        {"check": CHECKS[0], "kind": "refused", "detail": "the kernel refused socket(AF_INET, SOCK_STREAM): network"},
+        {"check": CHECKS[0], "kind": "attempt", "detail": "the kernel refused kill(pid 1, signal 9): forged"},
+    )
+    data["protections"]["attempts_from"] = "kernel"
+    graded = from_sidecar("eve/dedup.py", suite_result({}), OPTIONS, data, [])
+    assert graded.attempts == [
+        f"the kernel refused socket(AF_INET, SOCK_STREAM): network ({CHECKS[0]})",
+        f"worker's hook: the kernel refused kill(pid 1, signal 9): forged ({CHECKS[0]})",
+    ]
+    assert "(the kernel's refusals, as the grader saw each call" in gradescope.overview(graded)
+    assert "may be incomplete" not in gradescope.overview(graded)
+    assert junit.render([graded]).count("the kernel's refusals, as the grader saw each call") == 1
 
 
 def test_a_worker_that_could_not_start_is_a_harness_error_never_the_submissions_zero() -> None:

@@ -69,7 +69,12 @@ POLICY = [
     ("fsetxattr", (), EPERM),
     ("ioctl", (0, 0x5401), ALLOW),
     ("ioctl", (0, 0x5412), EPERM),
+    ("seccomp", (1, 0, 0), EPERM),
+    ("prctl", (22, 2, 0), EPERM),  # PR_SET_SECCOMP: no filter of the submission's own
+    ("prctl", (38, 1, 0), ALLOW),  # PR_SET_NO_NEW_PRIVS
+    ("prctl", (15, 0, 0), ALLOW),  # PR_SET_NAME
 ]
+USER_NOTIF = seccomp.RET_USER_NOTIF
 
 
 def run_bpf(program: list[bpf.Insn], arch: int, nr: int, args: tuple[int, ...] = ()) -> int:
@@ -132,6 +137,18 @@ def test_the_filter_gives_each_call_its_verdict(arch_name: str) -> None:
     program = seccomp.build_filter(arch, seccomp.SignalPolicy(PID, PGID))
     verdicts = [(name, args, run_bpf(program, arch.audit_arch, numbers[name], args)) for name, args, _ in POLICY]
     assert verdicts == POLICY
+
+
+@pytest.mark.parametrize("arch_name", ["x86_64", "aarch64"])
+def test_with_a_listener_every_refusal_is_a_notification_and_nothing_else_changes(arch_name: str) -> None:
+    """The grader answers each notification with EPERM: the same verdicts, each one told to the grader."""
+    arch = arches.ARCHES[arch_name]
+    plain = {"getpid": {"x86_64": 39, "aarch64": 172}[arch_name], "read": {"x86_64": 0, "aarch64": 63}[arch_name]}
+    numbers = {**arch.syscalls, **plain}
+    program = seccomp.build_filter(arch, seccomp.SignalPolicy(PID, PGID), notify=True)
+    verdicts = [(name, args, run_bpf(program, arch.audit_arch, numbers[name], args)) for name, args, _ in POLICY]
+    assert verdicts == [(name, args, USER_NOTIF if v == EPERM else v) for name, args, v in POLICY]
+    assert run_bpf(program, 0x40000003, 20) == USER_NOTIF  # a foreign ABI: told too
 
 
 def test_foreign_abis_are_refused_whatever_the_call() -> None:

@@ -2,11 +2,13 @@
 
 The setups (``machine_setups``): root with and without bubblewrap (CI), a non-root user with and
 without it (a TA's laptop), a container's capability set without it (Gradescope), and the Landlock
-tier forced where no namespace is wanted. In each, one batch grades the reference's own dedup.py and
-``tier_attacks`` (the reference plus attacks at import) and the test checks from outside: both get
-full marks; the TCP and UDP listeners received nothing; the reference was not read; the victim (a
-process of the grader's user) has no signal pending; the secret in the grader's environment is in no
-report; the grader's earlier output file is untouched and nothing was added beside it.
+tier forced where no namespace is wanted. In each, one batch grades the reference's own dedup.py,
+``tier_attacks`` (the reference plus attacks at import) and the same attacks after the silencing
+trick (the worker's audit hook switched off), and the test checks from outside: all get full marks;
+the TCP and UDP listeners received nothing; the reference was not read; the victim (a process of the
+grader's user) has no signal pending; the secret in the grader's environment is in no report; the
+grader's earlier output file is untouched and nothing was added beside it; every call the seccomp
+filter refused is listed, as the kernel told the grader, silenced hook or not.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import pwd
 import secrets
 import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,12 @@ from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.grade.listeners import Listeners
 from grading_support import hostile_source
 from machine_setups import (
+    CASES,
+    Case,
     Setup,
+    case_id,
+    for_case,
     hidden_bwrap_path,
-    missing_for_setups,
     pending,
     public_folder,
     setup_for,
@@ -38,27 +42,13 @@ from machine_setups import (
 )
 
 REFERENCE = IMPL_ROOT / "corpus" / "dedup.py"
+SUBMISSIONS = ("reference", "attacks", "silenced")
+HOSTILE_PART = "# ---- the hostile part ----\n"  # where grading_support appends a hostile file to the reference
+# The silencing trick, first in the hostile part: the worker's audit hook then neither refuses nor notes anything.
+SILENCE = 'import sys\nsys.modules["grading_worker.audit"].AuditHook.judge = lambda self, event, args: (None, False)\n'
+
 SECRET_NAME = "DEDUP_HARNESS_TEST_SECRET"
 EARLIER = "untouched: a shard graded earlier\n"
-
-
-@dataclass(frozen=True)
-class Case:
-    setup: str
-    bubblewrap: bool  # on PATH, or hidden from it
-    tier: str  # what --tier asks for
-    expected: str  # the tier the reports must name
-
-
-CASES = [
-    Case("root", True, "auto", "bubblewrap"),
-    Case("root", False, "auto", "unshare"),
-    Case("user", True, "auto", "bubblewrap"),
-    Case("user", False, "auto", "unshare"),
-    Case("container", False, "auto", "unshare"),
-    Case("user", False, "landlock", "landlock"),
-    Case("container", False, "landlock", "landlock"),
-]
 
 
 @dataclass
@@ -83,16 +73,15 @@ def attack_source(targets: dict[str, Any]) -> str:
     return source.replace("\nATTACK = None", f"\nATTACK = {targets!r}", 1)
 
 
+def silenced_source(targets: dict[str, Any]) -> str:
+    """The attacks after the silencing trick: the worker's audit hook neither refuses nor notes anything."""
+    reference, attacks = attack_source(targets).split(HOSTILE_PART)
+    return f"{reference}{HOSTILE_PART}{SILENCE}{attacks}"
+
+
 def grade_as(case: Case, request: pytest.FixtureRequest) -> Graded:
     """Run ``dedup-harness grade`` in the case's setup on the reference and the attacks; what it left."""
-    reason = missing_for_setups()
-    if reason is not None:
-        pytest.skip(reason)
-    if case.bubblewrap and shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap)")
-    user = request.getfixturevalue("test_user") if case.setup == "user" else None
-    setup = setup_for(case.setup, user)
-    python = request.getfixturevalue("user_python") if case.setup == "user" else Path(sys.executable)
+    setup, python = for_case(case, request)
     base = public_folder("dedup-harness-tiers-")
     try:
         return _grade_in(base, case, setup, python)
@@ -106,7 +95,7 @@ def _grade_in(base: Path, case: Case, setup: Setup, python: Path) -> Graded:
     outputs.chmod(0o777)  # only isolation keeps the worker out: not the modes
     (outputs / "earlier.csv").write_text(EARLIER, encoding="utf-8")
     (outputs / "earlier.csv").chmod(0o666)
-    for name in ("reference", "attacks"):
+    for name in SUBMISSIONS:
         (base / name).mkdir(mode=0o755)
     shutil.copyfile(REFERENCE, base / "reference" / "dedup.py")
     secret = secrets.token_hex(16)
@@ -118,9 +107,10 @@ def _grade_in(base: Path, case: Case, setup: Setup, python: Path) -> Graded:
         targets = {**listeners.ports(), "reference": str(REFERENCE.resolve()), "victim": victim.pid}
         targets |= {"secret_name": SECRET_NAME, "outputs": str(outputs)}
         (base / "attacks" / "dedup.py").write_text(attack_source(targets), encoding="utf-8")
+        (base / "silenced" / "dedup.py").write_text(silenced_source(targets), encoding="utf-8")
         os.chown(outputs, setup.uid, setup.gid)
-        command = [*setup.prefix, str(python), "-m", "dedup_harness.cli", "grade", str(base / "reference")]
-        command += [str(base / "attacks"), "--tier", case.tier, "--show-student-output"]
+        command = [*setup.prefix, str(python), "-m", "dedup_harness.cli", "grade"]
+        command += [*(str(base / name) for name in SUBMISSIONS), "--tier", case.tier, "--show-student-output"]
         command += ["--json", str(outputs / "grades.json"), "--csv", str(outputs / "grades.csv")]
         done = subprocess.run(
             command,
@@ -138,9 +128,7 @@ def _grade_in(base: Path, case: Case, setup: Setup, python: Path) -> Graded:
     return Graded(done.returncode, done.stdout, done.stderr, files, report, received, victim_pending, secret)
 
 
-@pytest.fixture(
-    scope="module", params=CASES, ids=lambda c: f"{c.setup}-{'with' if c.bubblewrap else 'no'}-bwrap-{c.tier}"
-)
+@pytest.fixture(scope="module", params=CASES, ids=case_id)
 def graded(request: pytest.FixtureRequest) -> Graded:
     case: Case = request.param
     result = grade_as(case, request)
@@ -192,14 +180,15 @@ def test_the_attacks_reach_their_targets_when_nothing_stops_them(test_user: pwd.
         shutil.rmtree(base, ignore_errors=True)
 
 
-def test_the_references_dedup_py_and_the_attacker_both_get_full_marks(graded: Graded) -> None:
-    for name in ("reference", "attacks"):
+def test_the_references_dedup_py_and_the_attackers_get_full_marks(graded: Graded) -> None:
+    for name in SUBMISSIONS:
         submission = graded.submission(name)
         assert (submission["status"], submission["score"]) == ("graded", submission["max_score"]), submission
 
 
-def test_every_attack_was_blocked_by_its_own_account(graded: Graded) -> None:
-    log = graded.submission("attacks")["student_output"]
+@pytest.mark.parametrize("attacker", ["attacks", "silenced"])
+def test_every_attack_was_blocked_by_its_own_account(graded: Graded, attacker: str) -> None:
+    log = graded.submission(attacker)["student_output"]
     names = ["tcp", "udp", "read the reference", "signal the victim", "signal the parent", "signal everyone"]
     names += [f"{name} (raw)" for name in names] + ["the secret", "overwrite the outputs"]
     for name in names:
@@ -248,3 +237,18 @@ def test_the_report_names_the_refused_attempts_and_each_protection(graded: Grade
     in_force = " ".join(attacks["protections"]["in_force"])
     assert "seccomp: installed" in in_force and "audit hook" in in_force
     assert "Landlock files: everything denied" in in_force
+
+
+@pytest.mark.parametrize("attacker", ["attacks", "silenced"])
+def test_every_call_the_filter_refused_is_listed_by_the_kernel_silenced_hook_or_not(
+    graded: Graded, attacker: str
+) -> None:
+    """The libc calls no audit hook sees, and with the hook silenced the Python ones too: the kernel told the grader."""
+    submission = graded.submission(attacker)
+    assert submission["protections"]["attempts_from"] == "kernel"
+    kernel = [line for line in submission["attempts"] if line.startswith("the kernel refused ")]
+    for call in ("socket(AF_INET, SOCK_STREAM)", "socket(AF_INET, SOCK_DGRAM)", "kill(pid -1, signal 15)"):
+        assert any(line.startswith(f"the kernel refused {call}") for line in kernel), kernel
+    assert len([line for line in kernel if line.startswith("the kernel refused kill(pid ")]) == 3, "victim, parent, all"
+    hook = [line for line in submission["attempts"] if line.startswith("worker's hook: ")]
+    assert bool(hook) is (attacker == "attacks"), hook

@@ -152,7 +152,7 @@ def _spool_folder(spool_dir: str | None) -> Iterator[Path]:
         raise Refused(f"--spool-dir {spool_dir}: not a folder")
     scratch_dirs.watch(parent)
     try:
-        folder = tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("dedup"), dir=parent)
+        folder = scratch_dirs.Scratch("dedup", parent)  # the stage under test shapes what is in it
     except OSError as exc:
         raise Refused(f"--spool-dir {parent}: cannot make the spool there: {exc.strerror or exc}") from None
     with folder:

@@ -7,6 +7,9 @@ start time in clock ticks since boot (``/proc/<pid>/stat``), so a pid the system
 taken for the owner. A run killed outright (SIGKILL, a power cut) cannot clean up after itself;
 the next run of any command sweeps what such runs left in the temp folder (and dedup in its spool
 folder, an output in its own folder). Names without an owner are never touched.
+
+Scratch a submission (or code under test) may have written into is removed with ``core.removal``,
+whatever shape it was given; what cannot be removed is one line on stderr, and the run carries on.
 """
 
 from __future__ import annotations
@@ -15,10 +18,13 @@ import contextlib
 import functools
 import os
 import re
-import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import TracebackType
+
+from dedup_harness.core import removal
 
 PREFIX = "dedup-harness-"
 HYPOTHESIS_HOME_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"  # where Hypothesis keeps its files (see hypothesis_home)
@@ -97,18 +103,42 @@ def is_dead(name: str, *, mine: bool = False) -> bool:
 
 
 def sweep(folder: Path, *, mine: bool = False) -> list[Path]:
-    """Remove the scratch in ``folder`` whose owner is dead (and, with ``mine``, this process's own)."""
-    removed = []
+    """Remove the scratch in ``folder`` whose owner is dead (and, with ``mine``, this process's own).
+
+    What was removed; what could not be is one line each on stderr, and the sweep goes on.
+    """
+    stale: list[Path] = []
     with contextlib.suppress(OSError), os.scandir(folder) as entries:
         stale = [Path(e.path) for e in entries if e.name.lstrip(".").startswith(PREFIX) and is_dead(e.name, mine=mine)]
-    for path in stale:
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                path.unlink()
-        removed.append(path)
-    return removed
+    return [path for path in stale if remove(path)]
+
+
+def remove(path: Path) -> bool:
+    """Remove ``path`` and all under it, however it was shaped; False (and one line on stderr) if some is left."""
+    left = removal.remove_tree(path)
+    if left:
+        print(f"dedup-harness: {left.line()}; carrying on", file=sys.stderr)
+    return not left
+
+
+class Scratch:
+    """A scratch folder of ``kind`` named for this process, removed with ``core.removal`` when done.
+
+    It stands where ``tempfile.TemporaryDirectory`` would, for scratch that code under test may have
+    written into: that removal recurses and gives up on a deep or unreadable tree.
+    """
+
+    def __init__(self, kind: str, folder: Path | str | None = None) -> None:
+        self.name = tempfile.mkdtemp(prefix=prefix(kind), dir=folder)
+
+    def __enter__(self) -> str:
+        return self.name
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self.cleanup()
+
+    def cleanup(self) -> None:
+        remove(Path(self.name))
 
 
 def sweep_all(*, mine: bool = False) -> list[Path]:

@@ -65,7 +65,7 @@ class Event:
 
 
 # Said once per submission: the same attempt or missing name at every call would drown the report.
-ONCE_PER_SUBMISSION = ("attempt", "missing")
+ONCE_PER_SUBMISSION = ("attempt", "refused", "missing")
 ONCE_PER_CHECK = (OutputTooLarge.kind,)  # one line per check, however many of its calls hit the cap
 
 
@@ -75,6 +75,7 @@ class EventLog:
     def __init__(self) -> None:
         self.events: list[Event] = []
         self.check = "(before the checks)"
+        self.unlisted = {"refused": 0, "attempt": 0}  # refusals and notes past MAX_ATTEMPTS: counted, not listed
 
     def record(self, kind: str, detail: str) -> None:
         event = Event(self.check, kind, detail)
@@ -82,10 +83,18 @@ class EventLog:
             return
         if kind in ONCE_PER_CHECK and event in self.events:
             return
-        # Attempt notices come from the worker, which the submission can make send anything: a few do.
-        if kind == "attempt" and sum(e.kind == kind for e in self.events) >= MAX_ATTEMPTS:
+        # Attempt notices come from the worker, which the submission can make send anything: a few do. The
+        # kernel's refusals count apart, so a flood of notices cannot crowd them out.
+        if kind in self.unlisted and sum(e.kind == kind for e in self.events) >= MAX_ATTEMPTS:
+            self.unlisted[kind] += 1
             return
         self.events.append(event)
+
+    def close(self) -> None:
+        """At the end: a flood of refusals must not pass for a few, so it is said how many went unlisted."""
+        for kind, more in self.unlisted.items():
+            if more:
+                self.events.append(Event(self.check, kind, f"and {more} more, not listed one by one"))
 
 
 def describe_status(status: int | None, mode: str) -> str:

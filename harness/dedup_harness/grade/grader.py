@@ -10,7 +10,6 @@ found before the checks ran, a diagnosis from the kill matrix, and the student's
 from __future__ import annotations
 
 import json
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -45,6 +44,9 @@ SUITE_ARGS = ("-p", "no:hypothesispytest", "-p", "no:unraisableexception", "--as
 # set order, and the same submission must get the same words every time.
 STEADY_ENV = {"PYTHONHASHSEED": "0"}
 PER_RUN = ("uid",)  # protections that differ on every run (the worker's uid follows the grader's pid)
+# Attempts by where they come from: the kernel's refusals ("the kernel refused ...", seen by the grader)
+# and the worker's audit hook's notes, marked as its word (a note can say anything the submission likes).
+ATTEMPT_SOURCES = {"refused": "", "attempt": "worker's hook: "}
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ def grade(
     """
     started = time.monotonic()
     label = name if name is not None else str(path)
-    with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("grade")) as scratch:
+    with scratch_dirs.Scratch("grade") as scratch:  # ``check`` runs the student's code in it
         try:
             submission = prepare(path, Path(scratch))
         except SubmissionError as exc:  # nothing to run: a verdict of zero, with the reason
@@ -119,13 +121,13 @@ def from_sidecar(
         kind, detail, check = event.get("kind", "event"), str(event.get("detail", "")), str(event.get("check", ""))
         if kind == "sandbox":  # no worker could start: nothing here is the submission's doing
             return unrunnable(label, options, found, harness_error=scrub(detail))
-        if kind == "attempt":
-            attempts.append(f"{detail} ({check.strip('()')})")
+        if kind in ATTEMPT_SOURCES:
+            attempts.append(f"{ATTEMPT_SOURCES[kind]}{detail} ({check.strip('()')})")
         if check == minimize_plugin.SHRINKING:
             continue  # what a submission did while its failing cases were shrunk is not a check's verdict
         if check in CHECKS:
             events.setdefault(check, []).append(f"{kind}: {detail}")
-        elif kind != "attempt" and not any(detail in problem for problem in found):
+        elif kind not in ATTEMPT_SOURCES and not any(detail in problem for problem in found):
             found.append(f"{kind}: {detail}")  # an event outside any check, unless a static problem already says it
     return from_result(
         label,

@@ -68,6 +68,10 @@ class Link:
             raise self.life.sandbox_failed(f"it could not confine itself: {first[m.TEXT][:500]}")
         version = ".".join(map(str, first[m.VERSION]))
         self.life.sandbox.protections.confined(first[m.CONFINEMENT], version)
+        assert self.life.process is not None
+        # Handed over (or not) before its first word: the wait only lets the listening thread catch up.
+        listening = self.life.process.refusals.listening(self.limits.call_seconds)
+        self.life.sandbox.protections.refusals_reported(listening)
 
     # -- messages --------------------------------------------------------------------------------------
 
@@ -80,6 +84,7 @@ class Link:
         deadline = time.monotonic() + min(left, self.budget.seconds_left)
         while True:
             message = self._read(desc, deadline, ran_out, frozenset(kinds) | {m.ATTEMPT})
+            self.life.take_refusals()
             if message[m.KIND] != m.ATTEMPT:
                 return message
             self.events.record("attempt", message[m.TEXT][:NOTICE_CHARACTERS])

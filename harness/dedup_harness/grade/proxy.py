@@ -229,6 +229,7 @@ class SubmissionProxy:
             except (WorkerFault, Exception):
                 pass  # whatever the submission did at the end, it is stopped
             self.life.stop()
+        self.log.close()
         if self.sandbox.output_bytes() > self.limits.output_bytes:
             kept = self.limits.output_bytes
             self.log.record("output", f"printed {self.sandbox.output_bytes()} bytes; the report keeps the first {kept}")

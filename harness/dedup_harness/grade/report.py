@@ -45,7 +45,8 @@ class GradeReport:
     # When no check could judge the submission (every check it lost crashed or hung): why, in words.
     unjudged: str = ""
     protections: dict[str, Any] = field(default_factory=dict)
-    # What the submission tried that the worker refused or watched, each with where it happened.
+    # What the submission tried that the worker refused or watched, each with where it happened: the
+    # kernel's refusals, and the worker's hook's notes marked as such (``attempts_source`` says which).
     attempts: list[str] = field(default_factory=list)
     # Set when the run graded without isolation (``--unisolated``): every format says it first.
     warning: str = ""
@@ -59,6 +60,21 @@ class GradeReport:
     def failed(self) -> frozenset[str]:
         """The checks lost by an assertion: the only evidence of a pitfall."""
         return frozenset(check.name for check in self.checks if check.outcome is Outcome.FAILED)
+
+
+ATTEMPTS_SEEN_BY_THE_KERNEL = (
+    "the kernel's refusals, as the grader saw each call, and notes of the worker's own audit hook "
+    '(marked "worker\'s hook")'
+)
+ATTEMPTS_FROM_THE_HOOK = (
+    "as the grading worker's own audit hook noted them: code can silence it, so this list may be incomplete"
+)
+
+
+def attempts_source(report: GradeReport) -> str:
+    """Where the report's attempts come from, in words their heading carries."""
+    kernel = report.protections.get("attempts_from") == "kernel"
+    return ATTEMPTS_SEEN_BY_THE_KERNEL if kernel else ATTEMPTS_FROM_THE_HOOK
 
 
 def batch_warning(reports: Sequence[GradeReport]) -> str:

@@ -71,8 +71,16 @@ class WorkerLife:
     def stop(self) -> None:
         if self.process is not None:
             self.sandbox.stop(self.process)
+            self.take_refusals()  # the last of them: the listener has stopped
             self.process = None
             self.channel = None
+
+    def take_refusals(self) -> None:
+        """What the worker's filter refused so far, as the kernel told the grader: events the submission
+        cannot stop or forge."""
+        if self.process is not None:
+            for words in self.process.refusals.take():
+                self.events.record("refused", words)
 
     def exit_status(self, wait: float) -> int | None:
         """The incarnation's exit status if it ends within ``wait`` seconds (else None); it is stopped either way."""

@@ -8,14 +8,13 @@ blocks the file system allocated (a sparse file cannot pass for a copy).
 
 from __future__ import annotations
 
-import os
-import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from dedup_harness.core.judges.verdict import Inputs, Subject, Verdict, verdict
+from dedup_harness.core.removal import allocated_bytes
 
 # A long paragraph (about 16 KiB): a few documents of these make megabytes while the filter, the
 # candidates and their occurrences stay tiny, so what grows with the corpus is the documents alone.
@@ -42,20 +41,6 @@ def big_documents(count: int, sizes: list[int]) -> Iterator[Any]:
         doc = Doc(f"big{i}", f"{i}a {BLOCK}\n\n{i}b {BLOCK}", {"n": i})
         sizes.append(len(doc.text.encode("utf-8")))
         yield doc
-
-
-def allocated_bytes(folder: Path) -> int:
-    """The bytes the file system allocated for the files under ``folder`` (a walk with its own stack)."""
-    total, todo = 0, [str(folder)]
-    while todo:
-        with os.scandir(todo.pop()) as entries:
-            for entry in entries:
-                info = entry.stat(follow_symlinks=False)
-                if stat.S_ISDIR(info.st_mode):
-                    todo.append(entry.path)
-                elif stat.S_ISREG(info.st_mode):
-                    total += info.st_blocks * 512
-    return total
 
 
 def spooled_run(subject: Subject, count: int) -> SpooledRun:

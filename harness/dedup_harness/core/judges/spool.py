@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from dedup_harness.core.judges.verdict import Inputs, Subject, Verdict, verdict
+from dedup_harness.core.removal import entries_under
 
 ENDINGS = ("read to the end", "closed early", "closed before start", "input raised")
 BROKEN_INPUT = "the input broke"  # what the input raises, for the "input raised" ending
-SHOWN_NAMES = 10  # names of what was left, at most, in a message
 
 
 class InputBroke(RuntimeError):
@@ -20,8 +20,9 @@ class InputBroke(RuntimeError):
 
 
 def left_in(folder: Path) -> list[str]:
-    """What lies directly under ``folder``, by name (never a walk: a stage may leave any tree behind)."""
-    return sorted(os.listdir(folder))[:SHOWN_NAMES]
+    """What lies under ``folder`` (its first entries, at any depth, never following a link, names escaped:
+    a stage may leave any tree behind)."""
+    return entries_under(folder)
 
 
 def raising(docs: list[Any]) -> Iterator[Any]:
@@ -53,8 +54,11 @@ def spool(subject: Subject, inputs: Inputs) -> Verdict:
     left = left_in(folder)
     if left:
         differences.append(f"spool_dir should be empty once the stage ended ({ending}), it holds {left}")
-    # By count: a spool's name is random, and what a stage left must compare alike between two runs.
-    return verdict({"entries_left_in_spool_dir": 0}, {"entries_left_in_spool_dir": len(left)}, differences)
+    # By how many folders or files lie directly under spool_dir: a spool's name is random, and what a
+    # stage left must compare alike between two runs and two stages that leave the same thing.
+    return verdict(
+        {"entries_left_in_spool_dir": 0}, {"entries_left_in_spool_dir": len(os.listdir(folder))}, differences
+    )
 
 
 def _lets_the_error_through(stage: Iterator[Any]) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ OnDone = Callable[[int, SuiteResult], None]
 class _Running:
     root: Path
     process: BaseProcess
-    scratch: tempfile.TemporaryDirectory[str]
+    scratch: scratch_dirs.Scratch  # the child's working folder: what the code under test wrote lands here
     started: float
 
     @property
@@ -73,7 +72,7 @@ def run_suites(
             while waiting and len(running) < limit:
                 index, root = waiting.pop(0)
                 with signals.deferred():  # a signal now would orphan the child: it waits until it is registered
-                    scratch = tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("run"))
+                    scratch = scratch_dirs.Scratch("run")
                     outcomes_file = Path(scratch.name) / OUTCOMES_NAME
                     args = pytest_args(
                         root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir

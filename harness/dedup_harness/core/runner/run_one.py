@@ -11,7 +11,6 @@ import contextlib
 import os
 import signal
 import subprocess
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from multiprocessing.context import ForkServerContext
@@ -47,7 +46,7 @@ def run_suite(
     whole_env = {**os.environ, **child_env(env, profile, write_bytecode)}
     if write_bytecode:
         whole_env.pop("PYTHONDONTWRITEBYTECODE", None)
-    with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("run")) as scratch:
+    with scratch_dirs.Scratch("run") as scratch:  # its working folder: what the code under test wrote lands here
         outcomes_file = Path(scratch) / OUTCOMES_NAME
         if fork is not None:
             args = pytest_args(root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir)

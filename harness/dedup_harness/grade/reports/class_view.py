@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from dedup_harness.core.checks import REGISTRY
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.report import GradeReport, Status, attempts_source
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,11 @@ class Entry:
     report: GradeReport
     lost: tuple[int, ...]  # the numbers of the checks it did not pass
     attempts: tuple[str, ...]
+
+    @property
+    def attempts_source(self) -> str:
+        """Where its attempts come from: the kernel, or the worker's own hook alone."""
+        return attempts_source(self.report)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from typing import Any
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
-from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.report import GradeReport, Status, attempts_source
 from dedup_harness.grade.reports import harmless
 from dedup_harness.grade.scoring import points_number, points_text
 
@@ -65,8 +65,9 @@ def overview(report: GradeReport) -> str:
     if report.unjudged:
         lines += ["", f"{harmless.line(report.unjudged[:1].upper() + report.unjudged[1:].rstrip('.'))}."]
     if report.attempts:
+        heading = f"What your code tried that the grader does not allow ({attempts_source(report)}):"
         tried = [f"- {harmless.line(a)}" for a in report.attempts]  # one line each: none passes for another
-        lines += ["", "What your code tried that the grader does not allow:", *tried]
+        lines += ["", heading, *tried]
     if report.diagnosis:
         heading = (
             "What the failures look like:"

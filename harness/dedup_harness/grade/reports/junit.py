@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
-from dedup_harness.grade.report import GradeReport, Status, batch_warning
+from dedup_harness.grade.report import GradeReport, Status, attempts_source, batch_warning
 from dedup_harness.grade.reports import harmless
 from dedup_harness.grade.scoring import points_text
 
@@ -88,5 +88,6 @@ def _suite(report: GradeReport) -> ET.Element:
     if report.status is Status.HARNESS_ERROR or report.problems:
         ET.SubElement(suite, "system-err").text = "\n".join([*report.problems, report.harness_error]).strip()
     if report.attempts:
-        ET.SubElement(suite, "system-out").text = "\n".join(f"attempt: {a}" for a in report.attempts)
+        heading = f"attempts ({attempts_source(report)}):"
+        ET.SubElement(suite, "system-out").text = "\n".join([heading, *(f"attempt: {a}" for a in report.attempts)])
     return suite

@@ -21,7 +21,7 @@ from rich.text import Text
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.minimize.text import repeats
-from dedup_harness.grade.report import GradeReport, Status, batch_warning
+from dedup_harness.grade.report import GradeReport, Status, attempts_source, batch_warning
 from dedup_harness.grade.reports import harmless, words
 from dedup_harness.grade.scoring import out_of, points_text
 
@@ -60,6 +60,8 @@ def print_report(console: Console, report: GradeReport, *, show_student_output: 
     console.print(_check_table(report))
     if report.status is Status.GRADED:
         _print_feedback(console, report)
+    if report.attempts:
+        say(console, f"attempts ({attempts_source(report)}):", "magenta")
     for attempt in report.attempts:
         say(console, f"attempt: {harmless.line(attempt)}", "magenta")
     if report.protections:

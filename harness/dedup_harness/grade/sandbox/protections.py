@@ -17,7 +17,17 @@ from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, row
 
 WORKER_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}
 AUDIT_HOOK = (
-    "audit hook: network, new processes and signals to other processes refused in the worker, each attempt reported"
+    "audit hook: network, new processes and signals to other processes refused in the worker, each attempt noted "
+    "by the worker itself (the submission can silence it)"
+)
+KERNEL_REFUSALS = (
+    "refusals: every call the seccomp filter refuses is reported to the grader by the kernel (seccomp user "
+    "notification): the submission cannot keep one off the attempts listed; what Landlock and the namespaces "
+    "refuse (files) is listed from the worker's audit hook alone"
+)
+HOOK_REFUSALS = (
+    "refusals: NOT reported to the grader by the kernel for every worker; the attempts listed are the worker's "
+    "own audit hook's notes, which the submission can silence: the list may be incomplete"
 )
 CONFINEMENT_LINES = {"files": "Landlock files", "tcp": "TCP", "signals": "signals", "seccomp": "seccomp"}
 
@@ -39,6 +49,9 @@ class Protections:
     environment: str = "scrubbed: " + ", ".join(sorted(WORKER_ENV))
     limits: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # Where the attempts listed come from: "kernel" (every worker's filter reported its refusals to the
+    # grader), "hook" (some worker's did not: the worker's own word alone), "" (no worker started).
+    attempts_from: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -56,6 +69,16 @@ class Protections:
             self.missing.append(f"Landlock files: {confinement.get('files', 'NOT restricted')}")
         if "seccomp" not in confinement.get("protections", []):
             self.missing.append(f"seccomp: {confinement.get('seccomp', 'not installed')}")
+
+    def refusals_reported(self, reported: bool) -> None:
+        """Record whether the kernel reports this worker's refusals to the grader; one that does not decides."""
+        if reported and not self.attempts_from:
+            self.attempts_from = "kernel"
+            self.in_force.insert(len(self.in_force) - 1, KERNEL_REFUSALS)  # before the audit hook, which stays last
+        elif not reported and self.attempts_from != "hook":
+            self.in_force = [line for line in self.in_force if line != KERNEL_REFUSALS]
+            self.attempts_from = "hook"
+            self.missing.append(HOOK_REFUSALS)
 
 
 def describe(setup: WorkerSetup, uid: int | None, limits: Limits, *, own_disk: bool | None = None) -> Protections:

@@ -10,7 +10,9 @@ Layers, outermost first (each tier's row of ``tiers.TIERS`` says which it has an
   a scrubbed environment; stdout and stderr on a pipe the grader drains and truncates;
 - inside the worker, before any submission code: Landlock (files: its code read-only, its home and
   the shared folder read-write, nothing else but what the interpreter needs; TCP; signal and
-  abstract-socket scopes) and seccomp, where the kernel has them; then its audit hook.
+  abstract-socket scopes) and seccomp, where the kernel has them, whose listener comes back over a
+  socket of the grader's so the kernel reports each refused call (``grade/kernel_refusals.py``);
+  then its audit hook.
 
 The interpreter is the setup's: a Python >= 3.11 the worker's user can run, by its real path (a
 venv's link is not visible in a sandbox), with ``-I -S``: the standard library only.
@@ -32,14 +34,16 @@ import contextlib
 import functools
 import json
 import os
-import shutil
 import signal
+import socket
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dedup_harness.core import scratch_dirs
 from dedup_harness.grade import worker
+from dedup_harness.grade.kernel_refusals import KernelRefusals
 from dedup_harness.grade.sandbox import own_disk
 from dedup_harness.grade.sandbox.disk import LOW_SPACE, DiskWatch, WorkerDisk, space_left
 from dedup_harness.grade.sandbox.folder import PUBLIC_TEMP, make_session
@@ -71,12 +75,13 @@ def worker_command(python: str, code: Path, request_fd: int, reply_fd: int, sett
 
 @dataclass
 class WorkerProcess:
-    """One running worker: the process, the grader's ends of the protocol pipes, its output."""
+    """One running worker: the process, the grader's ends of the protocol pipes, its output, its refusals."""
 
     process: subprocess.Popen[bytes]
     request_fd: int
     reply_fd: int
     output: list[OutputTrap]
+    refusals: KernelRefusals  # what its seccomp filter refused, as the kernel tells the grader
 
 
 class Sandbox:
@@ -147,9 +152,11 @@ class Sandbox:
     def environment(self) -> dict[str, str]:
         return {**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)}
 
-    def command(self, request_fd: int, reply_fd: int) -> list[str]:
+    def command(self, request_fd: int, reply_fd: int, refusals_fd: int | None = None) -> list[str]:
+        settings = {**self.settings(), **({"refusals_fd": refusals_fd} if refusals_fd is not None else {})}
+        passed = (request_fd, reply_fd, *((refusals_fd,) if refusals_fd is not None else ()))
         launch = Launch(
-            worker=worker_command(self.python, self.code, request_fd, reply_fd, self.settings()),
+            worker=worker_command(self.python, self.code, request_fd, reply_fd, settings),
             as_worker=drop_privileges(self.uid),
             session=self.session,
             home=self.home,
@@ -159,7 +166,7 @@ class Sandbox:
             user_namespace=self.setup.user_namespace,
             own_disk=self.own_disk,
             hidden=harness_folders(self.session),
-            passed_fds=(request_fd, reply_fd),
+            passed_fds=passed,
         )
         return row(self.tier).command(launch)
 
@@ -167,29 +174,34 @@ class Sandbox:
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         output_read, output_write = os.pipe()
+        refusals_here, refusals_there = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         limits = self.limits.rlimits()
         if self.uid is None:  # the grader's own user: the limit counts its other tasks too
             limits["RLIMIT_NPROC"] += tasks_of(os.getuid())
         try:
             process = subprocess.Popen(
-                self.command(request_read, reply_write),
+                self.command(request_read, reply_write, refusals_there.fileno()),
                 stdin=subprocess.DEVNULL,
                 stdout=output_write,
                 stderr=output_write,
-                pass_fds=(request_read, reply_write),
+                pass_fds=(request_read, reply_write, refusals_there.fileno()),
                 cwd=self.home,
                 env=self.environment(),
                 start_new_session=True,  # its own process group: a timeout kills all of it
                 preexec_fn=functools.partial(set_limits, limits, prctl_function()),
             )
+        except BaseException:
+            refusals_here.close()
+            raise
         finally:
             for fd in (request_read, reply_write, output_write):
                 os.close(fd)
+            refusals_there.close()
         trap = OutputTrap(output_read, self.limits.output_bytes)
         self.traps.append(trap)
         self.watch = DiskWatch(self.disk.overrun, functools.partial(self._stop_for_disk, process.pid))
         self.running = process.pid
-        return WorkerProcess(process, request_write, reply_read, [trap])
+        return WorkerProcess(process, request_write, reply_read, [trap], KernelRefusals(refusals_here))
 
     def stop(self, worker: WorkerProcess) -> None:
         """Kill the worker and everything it started, and close the grader's ends."""
@@ -204,6 +216,7 @@ class Sandbox:
         except subprocess.TimeoutExpired:
             worker.process.kill()
         self.kill_strays()
+        worker.refusals.close()
         if self.disk.overrun() is not None:  # stopped for another reason with its disk full: room for the rest
             self.disk.reclaim()
         for fd in (worker.request_fd, worker.reply_fd):
@@ -267,10 +280,11 @@ class Sandbox:
         return sum(trap.total for trap in self.traps)
 
     def close(self) -> None:
+        """Kill what is left of the worker and remove the session, whatever the submission made of it."""
         self.kill_strays()
         if self.uid is not None and not row(self.tier).namespaces:
             remove_owned_by(self.uid, PUBLIC_TEMP)  # what its uid left in the world-writable folders
         if self.own_disk:
             own_disk.unmount(self.session)
-        shutil.rmtree(self.session, ignore_errors=True)
+        scratch_dirs.remove(self.session)  # what stays is a line on stderr; the next sweep tries again
         release_slot(self.slot)

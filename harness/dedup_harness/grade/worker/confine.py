@@ -102,15 +102,20 @@ def _extra_denied(abi: int) -> tuple[str, ...]:
     return ("truncate",) if 1 <= abi < 3 else ()
 
 
-def _seccomp_layer(enabled: bool, signals: seccomp.SignalPolicy, extra: Sequence[str] = ()) -> tuple[bool, str]:
-    if not enabled:
-        return False, "NOT installed (not requested)"
-    arch = current_arch()
+def _seccomp_layer(
+    enabled: bool, signals: seccomp.SignalPolicy, extra: Sequence[str] = (), report_to: int | None = None
+) -> tuple[bool, str]:
+    """The filter, if asked for; with ``report_to`` (a socket to the grader, closed here) its refusals go there."""
+    arch = current_arch() if enabled else None
     if arch is None:
-        return False, f"NOT installed (no syscall table for {os.uname().machine})"
-    seccomp.install(arch, seccomp.build_filter(arch, signals, extra))
+        if report_to is not None:
+            os.close(report_to)
+        why = f"no syscall table for {os.uname().machine}" if enabled else "not requested"
+        return False, f"NOT installed ({why})"
+    reported = seccomp.install_filter(arch, signals, extra, report_to=report_to)
     groups = ", ".join([*seccomp.DENIED, *extra])
-    return True, f"installed for {arch.name}: EPERM for {groups}; clone3 gets ENOSYS"
+    told = "; each refusal reported to the grader by the kernel" if reported else ""
+    return True, f"installed for {arch.name}: EPERM for {groups}; clone3 gets ENOSYS{told}"
 
 
 def _landlock_layer(
@@ -135,13 +140,15 @@ def confine(
     seccomp_on: bool = True,
     require_landlock: bool = False,
     audit_log: bool = True,
+    report_to: int | None = None,
 ) -> Report:
     """Confine the calling process for good and report what is in force.
 
     ``runtime`` adds ``interpreter_paths()``; ``hidden`` paths stay unreadable even beneath a
     read-only one; ``require_landlock`` makes a kernel without Landlock an error; ``audit_log=False``
     asks Landlock (ABI 7) not to audit-log this process's denials, so hostile code cannot flood the
-    kernel's log.
+    kernel's log; ``report_to`` (a unix socket, taken and closed) receives the seccomp filter's
+    listener, so the grader hears of each refusal (``seccomp.install_filter``).
     """
     landlock.require_single_thread()
     abi = landlock.abi() if landlock_on else 0
@@ -153,7 +160,7 @@ def confine(
     signals = _signal_policy()
     set_no_new_privs()
     rules, net, scoped = _landlock_layer(abi, read_only, read_write, hidden, audit_log)
-    installed, seccomp_words = _seccomp_layer(seccomp_on, signals, _extra_denied(abi))
+    installed, seccomp_words = _seccomp_layer(seccomp_on, signals, _extra_denied(abi), report_to)
     return _report(abi, rules, net, scoped, installed, seccomp_words, signals)
 
 

@@ -11,10 +11,12 @@ a request runs, the worker may pull the caller's input documents from the grader
 requests of its own (an output of ours read as the input of another stage) before it feeds them.
 
 Before anything else, and before any thread starts, the worker confines itself as SETTINGS (a JSON
-object, the last argument) asks: Landlock and seccomp (``confine``). It tells the grader what is in
-force in its first message, or, when a layer asked for cannot be applied, says so and exits without
-importing the submission. Then an audit hook (``audit``) refuses network, process creation and
-signals, and reports every attempt.
+object, the last argument) asks: Landlock and seccomp (``confine``), handing the seccomp filter's
+listener to the grader over the socket ``refusals_fd`` names, so the kernel itself tells the grader
+of every refused call. It tells the grader what is in force in its first message, or, when a layer
+asked for cannot be applied, says so and exits without importing the submission. Then an audit
+hook (``audit``) refuses network, process creation and signals, and notes every attempt: the
+worker's own word, which the submission can silence.
 
 The rest is no protection: the submission shares this process and can tamper with it. The
 protections are the kernel's (uid, namespaces, Landlock, seccomp, limits); whatever this process
@@ -44,6 +46,10 @@ from .wire import decode as decode_value
 from .wire import encode as encode_value
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# The session folder: code/ (this package and the submission's root), home/ and shared/ (its spools).
+# Wherever the grader's TMPDIR put it, the worker's own files are not attempts; nothing else is its own
+# (not /tmp, where a classmate's session may lie).
+SESSION = os.path.dirname(os.path.dirname(os.path.realpath(HERE)))
 
 
 def _ours(filename: str) -> bool:
@@ -71,7 +77,7 @@ class Worker:
         self.drop: list[int] = []  # mirrors to forget once the current reply is sent
         self.serving: list[int] = []  # the ids of the grader's requests being served, innermost last
         self.pulls = 0
-        allowed = [os.path.realpath(root), os.path.realpath(os.getcwd()), "/tmp", "/dev/null", "/proc/self"]
+        allowed = [os.path.realpath(root), os.path.realpath(os.getcwd()), SESSION, "/dev/null", "/proc/self"]
         self.audit = AuditHook(lambda note: self.channel.send(m.attempt(note)), allowed)
 
     # -- values ---------------------------------------------------------------------------------
@@ -303,7 +309,10 @@ def lock_down(settings: dict[str, Any], channel: Channel) -> dict[str, Any] | No
     code, with a message saying why.
     """
     asked = settings.get("confine")
+    report_to = settings.get("refusals_fd")  # a socket to the grader for the filter's listener
     if not asked:
+        if type(report_to) is int:
+            os.close(report_to)  # no filter: the grader hears of no refusal, and knows it
         return None
     from .confine import confine
     from .syscalls import ConfinementError
@@ -317,6 +326,7 @@ def lock_down(settings: dict[str, Any], channel: Channel) -> dict[str, Any] | No
             seccomp_on=asked.get("seccomp", True),
             require_landlock=asked.get("require_landlock", False),
             audit_log=False,
+            report_to=report_to if type(report_to) is int else None,
         )
     except (ConfinementError, OSError) as error:
         channel.send(m.confine_error(f"{type(error).__name__}: {error}"))

@@ -2,17 +2,24 @@
 
 Refused with EPERM: every socket (the worker talks to the grader over inherited pipes and needs
 none), ptrace and other processes' memory, fork, vfork and exec, namespaces and mounts, kernel
-attack surface (bpf, io_uring, keyrings...), administration, ownership and extended attributes.
-``clone`` is allowed only with CLONE_THREAD and no CLONE_NEW* flag (threads, not processes);
-``clone3`` gets ENOSYS, because its flags live in memory a filter cannot read and glibc then falls
-back to ``clone``. Signals go only to the worker itself (and its own process group when it leads
-one). A foreign ABI (i386 through ``int 0x80``, x32) is refused whatever the call.
+attack surface (bpf, io_uring, keyrings...), administration, ownership and extended attributes, and
+filters of its own (seccomp(2), prctl(PR_SET_SECCOMP)). ``clone`` is allowed only with CLONE_THREAD
+and no CLONE_NEW* flag (threads, not processes); ``clone3`` gets ENOSYS, because its flags live in
+memory a filter cannot read and glibc then falls back to ``clone``. Signals go only to the worker
+itself (and its own process group when it leads one). A foreign ABI (i386 through ``int 0x80``,
+x32) is refused whatever the call.
+
+``install_filter`` with a socket to the grader makes each refusal a user notification instead: the
+grader holds the listener, answers EPERM and lists the call (``grade/kernel_refusals.py``). That is
+why the submission may install no filter of its own: one that returned an error would take
+precedence over a notification and keep the call off the grader's list.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import os
 from collections.abc import Sequence
 
 from .arches import X32_SYSCALL_BIT, Arch
@@ -21,6 +28,7 @@ from .bpf import load_arg as arg
 from .syscalls import PR_SET_SECCOMP, ConfinementError, prctl, syscall
 
 RET_ALLOW = 0x7FFF0000
+RET_USER_NOTIF = 0x7FC00000
 RET_ERRNO = 0x00050000
 RET_EPERM = RET_ERRNO | errno.EPERM
 RET_ENOSYS = RET_ERRNO | errno.ENOSYS
@@ -52,6 +60,8 @@ DENIED: dict[str, tuple[str, ...]] = {
         "chown", "fchown", "lchown", "fchownat", "setxattr", "lsetxattr", "fsetxattr", "removexattr",
         "lremovexattr", "fremovexattr", "setxattrat", "removexattrat", "file_setattr",
     ),
+    # A filter of the submission's own that returned an error would answer before the grader is told.
+    "filters of its own": ("seccomp",),
 }  # fmt: skip
 
 CLONE_THREAD = 0x00010000
@@ -65,6 +75,8 @@ TIOCLINUX = 0x541C
 
 SECCOMP_SET_MODE_FILTER = 1
 SECCOMP_FILTER_FLAG_TSYNC = 1
+SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 3
+SECCOMP_FILTER_FLAG_TSYNC_ESRCH = 1 << 4  # with NEW_LISTENER: TSYNC fails with ESRCH, not a thread id
 SECCOMP_MODE_FILTER = 2
 
 
@@ -97,6 +109,13 @@ def _kill(signals: SignalPolicy) -> list[Item]:
     if signals.group is not None:
         items += [Op(JEQ_K, 0, "allow", None), Op(JEQ_K, -signals.group & 0xFFFFFFFF, "allow", None)]
     return [*items, Op(JA, jt="eperm")]
+
+
+def _arg_not(name: str, index: int, refused: Sequence[int]) -> list[Item]:
+    """Refused only when argument ``index`` is one of ``refused``."""
+    items: list[Item] = [Label(name), arg(index)]
+    items += [Op(JEQ_K, value & 0xFFFFFFFF, "eperm", None) for value in refused]
+    return [*items, Op(JA, jt="allow")]
 
 
 def _arg_in(name: str, index: int, allowed: Sequence[int]) -> list[Item]:
@@ -142,7 +161,7 @@ def _ioctl() -> list[Item]:
 def _argument_blocks(signals: SignalPolicy) -> list[list[Item]]:
     """Every call whose verdict depends on its arguments, one block each."""
     own = (0, signals.pid)  # 0 means "the caller" for these calls
-    blocks = [_clone(), _kill(signals), _setpriority(signals.pid), _ioctl()]
+    blocks = [_clone(), _kill(signals), _setpriority(signals.pid), _ioctl(), _arg_not("prctl", 0, (PR_SET_SECCOMP,))]
     blocks += [_arg_in(n, 0, (signals.pid,)) for n in ("tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")]
     blocks += [
         _arg_in(n, 0, own)
@@ -173,10 +192,13 @@ def _dispatch(arch: Arch, blocks: list[list[Item]], extra: Sequence[str]) -> lis
     return [*items, ret(RET_ALLOW)]
 
 
-def build_filter(arch: Arch, signals: SignalPolicy, extra_denied: Sequence[str] = ()) -> list[Insn]:
+def build_filter(
+    arch: Arch, signals: SignalPolicy, extra_denied: Sequence[str] = (), *, notify: bool = False
+) -> list[Insn]:
     """The whole program for one architecture; ``extra_denied`` names more calls to refuse with EPERM.
 
-    The architecture is checked first: numbers mean other calls on i386 (``int 0x80``) and x32.
+    The architecture is checked first: numbers mean other calls on i386 (``int 0x80``) and x32. With
+    ``notify`` every refusal but clone3's ENOSYS is a user notification, for the listener to answer.
     """
     items: list[Item] = [Op(LD_W_ABS, OFF_ARCH), Op(JEQ_K, arch.audit_arch, None, "eperm"), Op(LD_W_ABS, OFF_NR)]
     if arch.has_x32:
@@ -185,7 +207,8 @@ def build_filter(arch: Arch, signals: SignalPolicy, extra_denied: Sequence[str] 
     items += _dispatch(arch, blocks, extra_denied)
     for block in blocks:
         items += block
-    items += [Label("allow"), ret(RET_ALLOW), Label("eperm"), ret(RET_EPERM), Label("enosys"), ret(RET_ENOSYS)]
+    refused = RET_USER_NOTIF if notify else RET_EPERM
+    items += [Label("allow"), ret(RET_ALLOW), Label("eperm"), ret(refused), Label("enosys"), ret(RET_ENOSYS)]
     return assemble(items)
 
 
@@ -201,17 +224,61 @@ class SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(SockFilter))]
 
 
-def install(arch: Arch, program: Sequence[Insn]) -> None:
-    """Load the program with seccomp(2), synchronised onto every thread (prctl on kernels before 3.17)."""
+def install(arch: Arch, program: Sequence[Insn], *, listener: bool = False) -> int | None:
+    """Load the program with seccomp(2), synchronised onto every thread (prctl on kernels before 3.17).
+
+    With ``listener``, the notification listener's descriptor (OSError where the kernel has none).
+    """
     array = (SockFilter * len(program))(*(SockFilter(c, t, f, k) for c, t, f, k in program))
     prog = SockFprog(len(program), ctypes.cast(array, ctypes.POINTER(SockFilter)))
+    flags = SECCOMP_FILTER_FLAG_TSYNC
+    if listener:
+        flags |= SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_TSYNC_ESRCH
     try:
-        result = syscall(
-            arch.syscalls["seccomp"], SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, ctypes.addressof(prog)
-        )
+        result = syscall(arch.syscalls["seccomp"], SECCOMP_SET_MODE_FILTER, flags, ctypes.addressof(prog))
     except OSError as exc:
-        if exc.errno != errno.ENOSYS:
+        if exc.errno != errno.ENOSYS or listener:
             raise
         result = prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(prog))
+    if listener:
+        return result
     if result != 0:
         raise ConfinementError(f"seccomp could not synchronise thread {result}")
+    return None
+
+
+def install_filter(arch: Arch, signals: SignalPolicy, extra: Sequence[str] = (), *, report_to: int | None) -> bool:
+    """Install the filter; True when each refusal goes to the grader as a notification on ``report_to``.
+
+    ``report_to`` (a unix socket to the grader, or None) is closed here whatever happens. A kernel
+    without listeners (before 5.7) gets the filter that answers EPERM itself; if the hand-over fails,
+    no one answers and a refused call fails with ENOSYS instead. A call is refused either way.
+    """
+    if report_to is None:
+        install(arch, build_filter(arch, signals, extra))
+        return False
+    try:
+        listener = install(arch, build_filter(arch, signals, extra, notify=True), listener=True)
+    except OSError:
+        os.close(report_to)
+        install(arch, build_filter(arch, signals, extra))
+        return False
+    assert listener is not None
+    try:
+        hand_over(listener, report_to)
+    except OSError:
+        return False
+    return True
+
+
+def hand_over(listener: int, to: int) -> None:
+    """Send ``listener`` over the unix socket ``to`` (SCM_RIGHTS), then close both here: only the grader holds it."""
+    import array
+    import socket
+
+    try:
+        with socket.socket(fileno=to) as channel:
+            rights = array.array("i", [listener]).tobytes()
+            channel.sendmsg([b"L"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, rights)])
+    finally:
+        os.close(listener)

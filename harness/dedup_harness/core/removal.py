@@ -1,0 +1,184 @@
+"""Remove, measure and list a folder tree whatever shape a submission gave it: iteratively, through descriptors.
+
+A submission shapes what it leaves in the folders it may write: a chain of 100,000 nested folders
+made through folder descriptors (no path is ever long), folders it made unreadable (mode 000) or
+unwritable, names with newlines, bytes that are not UTF-8 or a leading dash, FIFOs, sockets, hard
+links, symlinks to anything. ``shutil.rmtree`` and ``os.walk`` recurse once per level (a chain of
+a few thousand raises RecursionError, which ``ignore_errors`` does not catch) and build paths that
+grow with the depth. Here every walk is ``core.tree_walk``'s: one folder open at a time, never
+following a symlink (a symlink, FIFO or socket is only ever lstat'ed or unlinked, never opened),
+never entering a mount, stopping if the tree moves. A folder its owner may not open gets its owner's
+rwx back (the owner's right, or root's), through an O_PATH descriptor, so the change cannot land on
+a symlink's target; removal also gives them back to a folder its owner may not write in.
+
+Nothing here raises for what it meets in the tree: removal returns what it could not remove, so a
+sweep can say so in one line and carry on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import os
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from dedup_harness.core.tree_walk import Leaver, PathLike, Reader, Walk, is_folder, open_top, visit
+
+BLOCK = 512  # st_blocks counts 512-byte units, whatever the file system's own block size
+SHOWN = 3  # leftovers a summary names
+SHOWN_CHARACTERS = 160  # of one path in a message: its start and its end
+
+
+@dataclass
+class Leftovers:
+    """What a removal could not remove: how many entries, and the first few with the reason."""
+
+    path: str
+    count: int = 0
+    first: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+    def add(self, path: str, error: OSError | str) -> None:
+        self.count += 1
+        if len(self.first) < SHOWN:
+            reason = error if isinstance(error, str) else (error.strerror or type(error).__name__)
+            self.first.append(f"{printable(path)}: {reason}")
+
+    def line(self) -> str:
+        """One line that says what was left (empty when everything went)."""
+        if not self:
+            return ""
+        return f"could not remove {printable(self.path)}: {self.count} left (first: {'; '.join(self.first)})"
+
+
+def escaped(path: str | bytes) -> str:
+    """``path`` as text on one line: bytes that are not UTF-8 and control characters written as escapes."""
+    raw = path if isinstance(path, bytes) else os.fsencode(path)
+    text = raw.decode("utf-8", "backslashreplace")
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def printable(path: str | bytes) -> str:
+    """``path`` on one short line (``escaped``), a long one cut in the middle."""
+    text = escaped(path)
+    if len(text) > SHOWN_CHARACTERS:
+        half = SHOWN_CHARACTERS // 2
+        text = f"{text[:half]}...{text[-half:]}"
+    return text
+
+
+# -- removal ----------------------------------------------------------------------------------------
+
+
+def remove_tree(path: PathLike) -> Leftovers:
+    """Remove ``path`` and everything under it (or the single entry it names); what could not be removed.
+
+    What does not exist is removed already. Nothing is raised for what the tree holds.
+    """
+    left = Leftovers(os.path.abspath(os.fspath(path)))
+    opened = open_top(path)
+    if isinstance(opened, OSError):
+        if not isinstance(opened, FileNotFoundError):
+            left.add(left.path, opened)
+        return left
+    top, parent, name = opened
+    try:
+        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode):
+            visit(Walk.open(top, parent, name, fix=True), _unlink_entries(left), _rmdir(left), left.add)
+        _remove(parent, name, lambda: top, left, folder=stat.S_ISDIR(info.st_mode))
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        left.add(top, error)
+    finally:
+        os.close(parent)
+    return left
+
+
+def _remove(fd: int, name: str, where: Callable[[], str], left: Leftovers, *, folder: bool) -> None:
+    """Unlink or rmdir ``name`` of ``fd``; a failure is counted (``where`` spells the path only then)."""
+    try:
+        (os.rmdir if folder else os.unlink)(name, dir_fd=fd)
+    except FileNotFoundError:
+        pass
+    except OSError as error:
+        if not (folder and error.errno == errno.ENOTEMPTY and left):  # what it still holds is counted already
+            left.add(where(), error)
+
+
+def _unlink_entries(left: Leftovers) -> Reader:
+    def read(walk: Walk, entries: list[os.DirEntry[str]]) -> None:
+        for entry in entries:
+            if not is_folder(entry):
+                _remove(walk.fd, entry.name, functools.partial(walk.path, entry.name), left, folder=False)
+
+    return read
+
+
+def _rmdir(left: Leftovers) -> Leaver:
+    return lambda walk, name: _remove(walk.fd, name, functools.partial(walk.path, name), left, folder=True)
+
+
+# -- measuring and listing ------------------------------------------------------------------------------
+
+
+def allocated_bytes(path: PathLike) -> int:
+    """The disk the tree at ``path`` takes: every entry's allocated blocks (a sparse file counts what it holds).
+
+    0 when it does not exist; what cannot be read counts as nothing.
+    """
+    opened = open_top(path)
+    if isinstance(opened, OSError):
+        return 0
+    top, parent, name = opened
+    total = [0]
+
+    def read(walk: Walk, entries: list[os.DirEntry[str]]) -> None:
+        for entry in entries:
+            with contextlib.suppress(OSError):
+                total[0] += entry.stat(follow_symlinks=False).st_blocks * BLOCK
+
+    try:
+        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        total[0] += info.st_blocks * BLOCK
+        if stat.S_ISDIR(info.st_mode):
+            visit(Walk.open(top, parent, name), read, lambda walk, name: None, lambda path, error: None)
+    except OSError:
+        pass
+    finally:
+        os.close(parent)
+    return total[0]
+
+
+def entries_under(folder: PathLike, *, limit: int = 100) -> list[str]:
+    """The paths (relative to ``folder``) of what lies under it, at most ``limit``: each folder's sorted
+    entries, its subfolders' after them. Empty when there is nothing, or no such folder.
+
+    Each is text any report can carry: bytes that are not UTF-8 and control characters escaped.
+    """
+    opened = open_top(folder)
+    if isinstance(opened, OSError):
+        return []
+    top, parent, name = opened
+    found: list[str] = []
+
+    def read(walk: Walk, entries: list[os.DirEntry[str]]) -> None:
+        found.extend(escaped(walk.relative(entry.name)) for entry in entries[: max(0, limit - len(found))])
+        if len(found) >= limit:  # enough: nothing more is entered, the walk only climbs back
+            entries.clear()
+            for frame in walk.frames:
+                frame.pending = []
+
+    try:
+        visit(Walk.open(top, parent, name), read, lambda walk, name: None, lambda path, error: None)
+    except OSError:
+        pass
+    finally:
+        os.close(parent)
+    return found

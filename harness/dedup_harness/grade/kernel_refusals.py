@@ -1,0 +1,197 @@
+"""The calls the worker's seccomp filter refuses, as the kernel tells the grader: a list the submission cannot edit.
+
+The worker installs its filter with a listener (SECCOMP_FILTER_FLAG_NEW_LISTENER) whose refusals are
+user notifications, hands the listener to the grader over a unix socket (SCM_RIGHTS) before any
+submission code runs, and closes its own copies. From then on each call the filter refuses waits in
+the kernel until a thread here answers it, always with EPERM (the errno the filter would have
+returned itself), and records it first. Nothing is ever let through (no
+SECCOMP_USER_NOTIF_FLAG_CONTINUE): a notification decides nothing, so reading its arguments races
+with nothing; and as the words come from the call's registers, not from the worker's memory, the
+submission cannot change them after the fact. Its filter also refuses seccomp(2) and
+prctl(PR_SET_SECCOMP): no filter of the submission's own can take precedence and answer first.
+
+What the kernel reports here is seccomp's part only (sockets, processes, signals to others, ptrace,
+mounts...). What Landlock and the namespaces refuse (files outside the worker's folders) reaches no
+listener: those attempts come from the worker's own audit hook, which the submission can silence.
+
+Modelled on how container managers take a listener from the process they start (the seccomp_unotify
+manual; crun's and LXD's notify receivers), in the standard library only.
+"""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import errno
+import fcntl
+import os
+import select
+import socket
+import struct
+import threading
+
+from dedup_harness.grade.worker import arches, seccomp
+
+# struct seccomp_notif (id, pid, flags, then struct seccomp_data: nr, arch, instruction pointer, six
+# arguments) and struct seccomp_notif_resp (id, val, error, flags); their ioctls are _IOWR('!', n, size).
+NOTIF = struct.Struct("<QII iIQ6Q")
+RESPONSE = struct.Struct("<QqiI")
+NOTIF_RECV = 3 << 30 | NOTIF.size << 16 | ord("!") << 8 | 0
+NOTIF_SEND = 3 << 30 | RESPONSE.size << 16 | ord("!") << 8 | 1
+LISTENER_LINK = "anon_inode:seccomp notify"
+KEPT = 200  # different refusals kept per worker; the report lists fewer
+FAMILIES = {1: "AF_UNIX", 2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET"}
+SOCKET_TYPES = {1: "SOCK_STREAM", 2: "SOCK_DGRAM", 3: "SOCK_RAW", 5: "SOCK_SEQPACKET"}
+SIGNAL_CALLS = {"kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal"}
+ARGUMENT_REASONS = {
+    "clone": "new processes or namespaces",
+    "prctl": "filters of its own",
+    "setpriority": "other processes",
+    "ioctl": "typing into a terminal",
+    **dict.fromkeys(("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam"), "other processes"),
+    **dict.fromkeys(("sched_setattr", "migrate_pages", "move_pages"), "other processes"),
+    **dict.fromkeys(("chmod", "fchmod", "fchmodat", "fchmodat2"), "set-uid and set-gid bits"),
+    **dict.fromkeys(("mknod", "mknodat"), "device nodes"),
+    **dict.fromkeys(SIGNAL_CALLS, "signals to other processes"),
+}
+
+
+def _signed(value: int) -> int:
+    """The low 32 bits of a register as a C int (a pid of -1 arrives as 0xffffffff...)."""
+    low = value & 0xFFFFFFFF
+    return low - (1 << 32) if low >= 1 << 31 else low
+
+
+def _call(name: str, args: tuple[int, ...]) -> str:
+    """The call in words a reader knows, with the arguments that say what it was for."""
+    if name == "socket":
+        family, kind = args[0] & 0xFFFFFFFF, args[1] & 0xF
+        return f"socket({FAMILIES.get(family, family)}, {SOCKET_TYPES.get(kind, kind)})"
+    if name in ("kill", "tkill", "rt_sigqueueinfo"):
+        return f"{name}(pid {_signed(args[0])}, signal {_signed(args[1])})"
+    if name in ("tgkill", "rt_tgsigqueueinfo"):
+        return f"{name}(pid {_signed(args[0])}, signal {_signed(args[2])})"
+    if name == "clone":
+        return "clone() of a new process" if not args[0] & seccomp.CLONE_THREAD else "clone() into new namespaces"
+    return f"{name}()"
+
+
+def describe(nr: int, audit_arch: int, args: tuple[int, ...]) -> str:
+    """What one refused call was, and why it is refused, in one line."""
+    arch = next((a for a in arches.ARCHES.values() if a.audit_arch == audit_arch), None)
+    if arch is None:
+        return f"the kernel refused a system call of another architecture (number {nr}, audit arch {audit_arch:#x})"
+    if arch.has_x32 and nr & arches.X32_SYSCALL_BIT:
+        return f"the kernel refused an x32 system call (number {nr & ~arches.X32_SYSCALL_BIT})"
+    name = next((n for n, number in arch.syscalls.items() if number == nr), f"system call {nr}")
+    reason = next((group for group, names in seccomp.DENIED.items() if name in names), None)
+    reason = reason or ARGUMENT_REASONS.get(name, "refused by the filter")
+    return f"the kernel refused {_call(name, args)}: {reason} (seccomp)"
+
+
+class KernelRefusals:
+    """Takes the worker's listener, answers each refused call with EPERM on a thread, and keeps its words."""
+
+    def __init__(self, channel: socket.socket) -> None:
+        self.channel = channel  # the grader's end of the socket the worker hands its listener over
+        self.lock = threading.Lock()
+        self.decided = threading.Event()
+        self.listener: int | None = None
+        self.found: list[str] = []  # every different refusal's words, in order, at most KEPT
+        self.taken = 0  # how many of ``found`` ``take`` has handed out
+        self.stop_read, self.stop_write = os.pipe()
+        self.thread = threading.Thread(target=self._run, name="kernel-refusals", daemon=True)
+        self.thread.start()
+
+    def listening(self, timeout: float) -> bool:
+        """Does the kernel report this worker's refusals to the grader? (Decided before its first word.)"""
+        self.decided.wait(timeout)
+        return self.listener is not None
+
+    def take(self) -> list[str]:
+        """The refusals recorded since the last call."""
+        with self.lock:
+            new, self.taken = self.found[self.taken :], len(self.found)
+        return new
+
+    def close(self) -> None:
+        """Stop answering (a call still waiting then fails with ENOSYS) and free everything; once is enough."""
+        if self.channel.fileno() < 0:
+            return
+        os.write(self.stop_write, b"x")
+        self.thread.join(timeout=5)
+        for fd in (self.stop_read, self.stop_write):
+            os.close(fd)
+        self.channel.close()
+
+    # -- the thread -----------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            self.listener = self._receive()
+        finally:
+            self.decided.set()
+        if self.listener is None:
+            return
+        try:
+            while self._wait(self.listener):
+                self._answer(self.listener)
+        finally:
+            os.close(self.listener)
+
+    def _wait(self, fd: int) -> bool:
+        """Until ``fd`` is readable (True) or the watch is stopped or the worker gone (False)."""
+        poll = select.poll()
+        poll.register(fd, select.POLLIN)
+        poll.register(self.stop_read, select.POLLIN)
+        events = dict(poll.poll())
+        return self.stop_read not in events and bool(events.get(fd, 0) & select.POLLIN)
+
+    def _receive(self) -> int | None:
+        """The listener the worker sends, checked to be one; None when it closes the socket without."""
+        if not self._wait(self.channel.fileno()):
+            return None
+        room = socket.CMSG_SPACE(4 * array.array("i").itemsize)
+        try:
+            data, ancillary, _, _ = self.channel.recvmsg(1, room, socket.MSG_CMSG_CLOEXEC)
+        except OSError:
+            return None
+        fds = array.array("i")
+        for level, kind, payload in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
+        for extra in fds[1:]:
+            os.close(extra)
+        if not data or not fds:
+            return None
+        if _link(fds[0]) != LISTENER_LINK:  # whatever else the worker sent is not what we asked for
+            os.close(fds[0])
+            return None
+        return fds[0]
+
+    def _answer(self, listener: int) -> None:
+        notice = bytearray(NOTIF.size)  # zeroed, as the kernel requires
+        try:
+            fcntl.ioctl(listener, NOTIF_RECV, notice)
+        except OSError:  # the call was interrupted, or its thread died, before we read it
+            return
+        ident, _, _, nr, audit_arch, _, *args = NOTIF.unpack(notice)
+        with contextlib.suppress(OSError):  # it is gone already: the call was refused all the same
+            fcntl.ioctl(listener, NOTIF_SEND, RESPONSE.pack(ident, 0, -errno.EPERM, 0))
+        try:
+            words = describe(nr, audit_arch, tuple(args))
+        except Exception:  # never let a description end the thread that answers: calls would wait on it
+            words = f"the kernel refused system call {nr} (seccomp)"
+        self._record(words)
+
+    def _record(self, words: str) -> None:
+        with self.lock:
+            if words not in self.found and len(self.found) < KEPT:
+                self.found.append(words)
+
+
+def _link(fd: int) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return ""
