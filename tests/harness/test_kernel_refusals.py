@@ -194,8 +194,8 @@ class _QuietSandbox:
 def test_a_flood_of_refusals_is_listed_up_to_the_cap_and_the_rest_is_counted() -> None:
     proxy = SubmissionProxy(_QuietSandbox(), doc_type=lambda: object)  # type: ignore[arg-type]
     for n in range(MAX_ATTEMPTS + 5):
-        proxy._event("refused", f"the kernel refused kill(pid {n}, signal 0): signals to other processes (seccomp)")
-    proxy._event("attempt", "tried to reach the network: open a socket (AF_INET) (refused)")
+        proxy.log.record("refused", f"the kernel refused kill(pid {n}, signal 0): signals to other processes (seccomp)")
+    proxy.log.record("attempt", "tried to reach the network: open a socket (AF_INET) (refused)")
     proxy.shutdown()
     refused = [e.detail for e in proxy.events if e.kind == "refused"]
     assert len(refused) == MAX_ATTEMPTS + 1 and refused[-1] == "and 5 more, not listed one by one"

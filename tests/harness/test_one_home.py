@@ -33,7 +33,9 @@ def table_homes() -> list[str]:
 
 
 def resolves(path: str) -> bool:
-    return any((base / path).exists() for base in (PROJECT, HARNESS))
+    """A home is named from the project's top, from the package's, or (a module beside another it names)
+    from its capability's folder."""
+    return any((base / path).exists() for base in (PROJECT, HARNESS)) or any(HARNESS.rglob(path))
 
 
 def test_every_home_the_table_names_exists() -> None:

@@ -41,6 +41,16 @@ class StandInProcess:
         return 0
 
 
+class NoRefusals:
+    """A thread has no seccomp filter: the kernel reports nothing."""
+
+    def take(self) -> list[str]:
+        return []
+
+    def close(self) -> None:
+        pass
+
+
 @dataclass
 class StandInSandbox:
     """What WorkerLife asks of a sandbox, for a worker that is a thread of this process."""
@@ -54,7 +64,7 @@ class StandInSandbox:
         for fd in (worker.request_fd, worker.reply_fd):
             os.close(fd)
 
-    def disk_overrun(self) -> str | None:
+    def disk_overrun(self, *, look_now: bool = False) -> str | None:
         return None
 
     def pause(self) -> None:
@@ -83,7 +93,7 @@ def linked() -> Iterator[Callable[[Peer], Linked]]:
         sandbox, log = StandInSandbox(), EventLog()
         budget = Budget(sandbox.limits.submission_seconds)
         life = WorkerLife(sandbox, log)  # type: ignore[arg-type]
-        life.process = WorkerProcess(StandInProcess(), request_write, reply_read, [])  # type: ignore[arg-type]
+        life.process = WorkerProcess(StandInProcess(), request_write, reply_read, [], NoRefusals())  # type: ignore[arg-type]
         life.channel = Channel(reply_read, request_write, longest=m.MAX_MESSAGE)
         life.incarnation = 1
 

@@ -105,8 +105,7 @@ class WorkerLife:
 
     def crashed(self, desc: str) -> WorkerFault:
         """The channel closed during ``desc``: the worker died, or the submission ended it."""
-        self.last_disk_check = 0.0
-        self.check_disk(desc)  # a worker the sandbox's disk watch stopped gets that verdict, not a crash's
+        self.check_disk(desc, look_now=True)  # a worker the disk watch stopped gets that verdict, not a crash's
         status = self.exit_status(5)
         words = describe_status(status, str(self.sandbox.tier))
         kind = WorkerCrashed if "killed" in words or status is None else SubmissionExited
@@ -132,13 +131,13 @@ class WorkerLife:
         self.sandbox_error = f"the worker could not start ({self.sandbox.tier} tier): {what} (it {words}){said}"
         return self._fault(SandboxFailed, self.sandbox_error)
 
-    def check_disk(self, desc: str) -> None:
-        """Stop the worker once the disk it uses passes its limit (looked at every DISK_WATCH seconds)."""
+    def check_disk(self, desc: str, *, look_now: bool = False) -> None:
+        """Stop the worker once the disk it uses passes its limit (asked every DISK_WATCH seconds)."""
         now = time.monotonic()
-        if now - self.last_disk_check < DISK_WATCH:
+        if not look_now and now - self.last_disk_check < DISK_WATCH:
             return
         self.last_disk_check = now
-        overrun = self.sandbox.disk_overrun()
+        overrun = self.sandbox.disk_overrun(look_now=look_now)
         if overrun is not None:
             self.stop()
             self.sandbox.reclaim()  # what it wrote goes, so the checks after this one have room

@@ -254,10 +254,16 @@ class Sandbox:
 
     # -- the disk -------------------------------------------------------------------------------
 
-    def disk_overrun(self) -> str | None:
-        """None while the worker keeps within its disk; else the verdict's words ("disk full: ...")."""
-        if self.watch is not None and self.watch.verdict is not None:
-            return self.watch.verdict  # the watch stopped it already
+    def disk_overrun(self, *, look_now: bool = False) -> str | None:
+        """None while the worker keeps within its disk; else the verdict's words ("disk full: ...").
+
+        While a worker runs, its watch looks on its own schedule and this only reads what it found (a
+        look walks every folder the worker made); ``look_now`` has it look at once.
+        """
+        if self.watch is not None:
+            if look_now:
+                self.watch.look()
+            return self.watch.verdict
         return self.disk.overrun()
 
     def _stop_for_disk(self, pid: int) -> None:
