@@ -48,7 +48,8 @@ from typing import Any
 import pytest
 
 from dedup_harness.core.impl_under_test import IMPL_KEY
-from dedup_harness.core.memory_probe import MEMORY_PROBE_KEY
+from dedup_harness.core.memory_gauge import MEMORY_GAUGE_KEY
+from dedup_harness.core.procfs import memory_bytes
 from dedup_harness.grade.budget import COLLECT_AFTER
 from dedup_harness.grade.faults import WorkerFault
 from dedup_harness.grade.proxy import SubmissionProxy
@@ -56,7 +57,7 @@ from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.sandbox.tiers import AUTO, Tier, WorkerSetup, worker_setup
 from dedup_harness.grade.signature import static_problems
 from dedup_harness.grade.submission import Problem, compile_problems
-from dedup_harness.grade.worker_memory import WorkerMemory, status_bytes
+from dedup_harness.grade.worker_memory import WorkerMemory
 
 PLUGIN = __name__
 SUBMISSION_OPTION = "--submission"
@@ -156,7 +157,7 @@ class Grading:
                 "start_seconds": [round(s, 4) for s in self.proxy.start_seconds],
                 "used_seconds": round(self.proxy.used_seconds, 3),
             },
-            "grader": {"peak_bytes": status_bytes(os.getpid(), "VmHWM")},
+            "grader": {"peak_bytes": memory_bytes("self", "VmHWM")},
         }
         self.sandbox.close()
         if self.output_path is not None:
@@ -196,7 +197,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.option.basetemp = str(sandbox.shared / "pytest")
     proxy = SubmissionProxy(sandbox, doc_type=_doc_type)
     config.stash[IMPL_KEY] = proxy
-    config.stash[MEMORY_PROBE_KEY] = lambda: WorkerMemory(proxy)  # the worker's memory, read from outside
+    config.stash[MEMORY_GAUGE_KEY] = lambda: WorkerMemory(proxy)  # the worker's memory, read from outside
     output = config.getoption("grading_json")
     grading = Grading(proxy, sandbox, Path(output) if output else None, [])
     config.pluginmanager.register(grading, "dedup-harness-grading")

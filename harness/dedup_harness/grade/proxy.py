@@ -174,8 +174,8 @@ class SubmissionProxy:
     def worker_pid(self) -> int | None:
         """The running worker's outermost process (bubblewrap's or unshare's, in those tiers), or None.
 
-        It never starts one: the memory probe asks after a block, and a worker that died in it must not
-        be replaced (a start costs the submission's time and could raise out of the probe).
+        It never starts one: the memory gauge asks after a block, and a worker that died in it must not
+        be replaced (a start costs the submission's time and could raise out of the gauge).
         """
         return self.life.pid()
 

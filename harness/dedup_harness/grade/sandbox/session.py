@@ -37,11 +37,13 @@ import os
 import signal
 import socket
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dedup_harness.core import scratch_dirs
+from dedup_harness.core.removal import remove_tree
 from dedup_harness.grade import worker
 from dedup_harness.grade.kernel_refusals import KernelRefusals
 from dedup_harness.grade.sandbox import own_disk
@@ -52,7 +54,6 @@ from dedup_harness.grade.sandbox.limits import Limits, prctl_function, set_limit
 from dedup_harness.grade.sandbox.output import OutputTrap
 from dedup_harness.grade.sandbox.pause import pause_child
 from dedup_harness.grade.sandbox.protections import WORKER_ENV, describe
-from dedup_harness.grade.sandbox.space import remove_owned_by
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, row, worker_setup
 from dedup_harness.grade.sandbox.users import (
     claim_slot,
@@ -64,6 +65,17 @@ from dedup_harness.grade.sandbox.users import (
 )
 
 PAUSE_BELOW = 4 << 30  # free bytes under which a worker without a disk of its own is paused between calls
+
+
+def remove_owned_by(uid: int, folders: Iterable[str]) -> None:
+    """Remove every entry of ``folders`` (not below them) that belongs to ``uid``, whatever it holds."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            for name in os.listdir(folder):
+                path = os.path.join(folder, name)
+                with contextlib.suppress(OSError):
+                    if os.lstat(path).st_uid == uid:
+                        remove_tree(path)
 
 
 def worker_command(python: str, code: Path, request_fd: int, reply_fd: int, settings: dict[str, Any]) -> list[str]:
