@@ -18,7 +18,7 @@ session ends writes FILE:
                                        import|missing|attempt|threads|output", "detail": "..."}
       ],
       "student_output": "...",       # the submission's stdout+stderr, truncated
-      "worker": {"uid": 1012345, "starts": 2, "start_seconds": [...], "used_seconds": 1.9},
+      "worker": {"uid": 1012345, "starts": 2, "start_seconds": [...], "used_seconds": 1.9, "received_bytes": 4700000},
       "grader": {"peak_bytes": 181403648}
                                      # (what changes from run to run: keep both out of reports)
     }
@@ -156,6 +156,7 @@ class Grading:
                 "starts": self.proxy.starts,
                 "start_seconds": [round(s, 4) for s in self.proxy.start_seconds],
                 "used_seconds": round(self.proxy.used_seconds, 3),
+                "received_bytes": self.proxy.budget.received_bytes,
             },
             "grader": {"peak_bytes": memory_bytes("self", "VmHWM")},
         }
