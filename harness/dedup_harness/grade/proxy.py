@@ -64,7 +64,7 @@ class SubmissionProxy:
 
     @current_check.setter
     def current_check(self, name: str) -> None:
-        self.log.check = name
+        self.log.begin(name)
         self.budget.new_check()
 
     @property
