@@ -3,7 +3,8 @@
 The samples in ``submissions/refused/`` are right on a student's machine: a pool hashes the
 paragraphs (``pool_hashing``), the stats go to a local metrics daemon over UDP (``udp_metrics``),
 the spool lives in a folder of its own under /tmp (``spool_in_tmp``). Each tier that runs here grades
-the three and ``samples/correct_plain.py`` in one batch, every output written: each check lost to a
+the three, the socket sample sending one gauge at import as well (its import then fails), and
+``samples/correct_plain.py`` in one batch, every output written: each check lost to a
 refusal says first, in one sentence, what the grader refuses and what to do instead, in the terminal,
 JSON, Gradescope, JUnit and HTML alike; the refused attempt is listed in each; the correct sample keeps
 full marks. ``check``, on the student's own machine, refuses none of them.
@@ -33,16 +34,18 @@ import pytest
 
 from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
-from dedup_harness.grade.refused_words import SENTENCES
+from dedup_harness.grade.refused_words import CRASHED_ON_REFUSAL, SENTENCES
 from dedup_harness.grade.worker.categories import FILES, NETWORK, PROCESSES
 from grading_support import tier_param
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 CORRECT = SUBMISSIONS / "samples" / "correct_plain.py"
 REFUSED = {"pool_hashing": PROCESSES, "udp_metrics": NETWORK, "spool_in_tmp": FILES}
+AT_IMPORT = "udp_at_import"  # udp_metrics announcing itself once it is imported: a refusal at import time
 ATTEMPT = {
     "pool_hashing": "tried to start a process (multiprocessing: a pool, a queue or a lock shared between processes)",
     "udp_metrics": "tried to reach the network: open a socket (AF_INET) (refused)",
+    AT_IMPORT: "tried to reach the network: open a socket (AF_INET) (refused)",
     "spool_in_tmp": "tried to make a folder in /tmp",
 }
 SPOOL_CHECKS = ["test_the_spool_is_removed", "test_the_documents_are_spooled_not_held"]
@@ -71,7 +74,8 @@ class Batch:
 
     def refused(self) -> dict[str, str]:
         """The samples refused something in this tier, and the category of each."""
-        return {name: c for name, c in REFUSED.items() if not (self.tier == "seccomp" and name == "spool_in_tmp")}
+        found = {name: c for name, c in REFUSED.items() if not (self.tier == "seccomp" and name == "spool_in_tmp")}
+        return {**found, AT_IMPORT: NETWORK}
 
 
 @pytest.fixture(scope="module", params=[tier_param(tier) for tier in TIERS])
@@ -82,6 +86,9 @@ def batch(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
         (folder / name).mkdir()
         source = SUBMISSIONS / "refused" / f"{name}.py" if name in REFUSED else CORRECT
         shutil.copyfile(source, folder / name / "dedup.py")
+    (folder / AT_IMPORT).mkdir()
+    announcing = (SUBMISSIONS / "refused" / "udp_metrics.py").read_text(encoding="utf-8") + '\nreport({"loaded": 1})\n'
+    (folder / AT_IMPORT / "dedup.py").write_text(announcing, encoding="utf-8")
     # The seccomp tier hides the harness by file modes only, which a checkout readable by all does not:
     # the preflight would refuse it. These samples are correct code, not attacks.
     unisolated = ["--unisolated"] if tier == "seccomp" else []
@@ -90,7 +97,7 @@ def batch(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     os.chdir(folder)
     try:
         with redirect_stdout(printed), redirect_stderr(printed):
-            status = main(["grade", *REFUSED, "correct", "--tier", tier, *unisolated, *OUTPUTS])
+            status = main(["grade", *REFUSED, AT_IMPORT, "correct", "--tier", tier, *unisolated, *OUTPUTS])
     finally:
         os.chdir(cwd)
     return Batch(tier, status, printed.getvalue(), folder)
@@ -111,11 +118,11 @@ def test_each_check_lost_to_a_refusal_says_first_what_the_grader_refuses(batch: 
         submission = batch.submission(name)
         assert submission["score"] == 0, (name, submission["checks"])
         for check in submission["checks"]:
-            crashed = any("it crashed: PermissionError: " in line for line in check["feedback"])
+            crashed = any(f"it crashed: {start}" in line for line in check["feedback"] for start in CRASHED_ON_REFUSAL)
             assert said(check) == ([SENTENCES[category]] if crashed else []), (name, check)
             assert not crashed or check["feedback"][0] == SENTENCES[category], (name, check)
         with_landlock = batch.tier != "seccomp"  # there the pool's refused forks leak descriptors: later crashes differ
-        if with_landlock or name == "udp_metrics":
+        if with_landlock or name != "pool_hashing":
             assert all(said(check) for check in submission["checks"]), name
 
 

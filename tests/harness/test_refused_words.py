@@ -102,10 +102,20 @@ def test_a_refusal_said_again_by_a_new_worker_is_listed_once_and_counted_for_bot
         (Outcome.ERROR, DENIED, True),
         (Outcome.ERROR, "PermissionError: [Errno 1] refused by the grading sandbox (tried to start a process)", True),
         (Outcome.ERROR, "IndexError: list index out of range (at dedup.py:40 in run)", False),
+        (Outcome.ERROR, "SubmissionBroken: the submission could not be imported: PermissionError: [Errno 1] x", True),
+        (Outcome.ERROR, "SubmissionBroken: the submission could not be imported: ValueError: bad B", False),
         (Outcome.ERROR, "RuntimeError: PermissionError: forged by the submission", False),
         (Outcome.FAILED, "AssertionError: PermissionError: the spool should live under spool_dir", False),
     ],
-    ids=["Landlock's EACCES", "the hook's EPERM", "a bug of its own", "another error", "a failed assertion"],
+    ids=[
+        "Landlock's EACCES",
+        "the hook's EPERM",
+        "a bug of its own",
+        "a refusal at import",
+        "an import that failed otherwise",
+        "another error",
+        "a failed assertion",
+    ],
 )
 def test_the_sentence_comes_only_with_a_crash_on_the_error_a_refusal_raises(
     outcome: Outcome, message: str, said: bool

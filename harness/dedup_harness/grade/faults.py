@@ -51,6 +51,9 @@ class SubmissionBroken(WorkerFault):
     kind = "import"
 
 
+IMPORT_FAILED = "the submission could not be imported"  # then ": " and the error the import raised
+
+
 class OutputTooLarge(WorkerFault):
     """The submission sent the grader more bytes than a message, a call or a check may (``budget``)."""
 
