@@ -140,6 +140,7 @@ def from_sidecar(
         minimal_cases=data.get("minimal_cases", {}),
         matches=data.get("matches", {}),
         attempts=attempts,
+        refused=data.get("refused", {}),
     )
 
 
@@ -155,9 +156,11 @@ def from_result(
     minimal_cases: Mapping[str, MinimalCase] | None = None,
     matches: Mapping[str, Sequence[str]] | None = None,
     attempts: Sequence[str] = (),
+    refused: Mapping[str, Sequence[str]] | None = None,
 ) -> GradeReport:
-    """The report for a finished suite run."""
-    events, minimal_cases = events or {}, minimal_cases or {}
+    """The report for a finished suite run; ``refused`` gives, by check, the categories of the rules its
+    worker's refusals met (``faults.EventLog.refused``)."""
+    events, minimal_cases, refused = events or {}, minimal_cases or {}, refused or {}
     error = harness_error(result)
     if error:
         return unrunnable(label, options, problems, harness_error=scrub(error))
@@ -174,6 +177,7 @@ def from_result(
                 result.cases.get(name, []),
                 events=events.get(name, []),
                 minimal_case=minimal_cases.get(name),
+                refused=refused.get(name, ()),
             ),
             seconds=result.check_seconds(name),
         )

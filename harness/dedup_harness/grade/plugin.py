@@ -15,8 +15,11 @@ session ends writes FILE:
       ],
       "events": [                    # what the worker did, by check ("(before the checks)" etc.)
         {"check": "test_...", "kind": "timeout|crash|exit|memory|disk|protocol|output too large|
-                                       import|missing|attempt|threads|output", "detail": "..."}
+                                       import|missing|refused|attempt|threads|output", "detail": "..."}
       ],
+      "refused": {"test_...": ["processes", ...]},
+                                     # by check, the categories of the rules its worker's refusals met
+                                     #   (faults.EventLog.refused)
       "student_output": "...",       # the submission's stdout+stderr, truncated
       "worker": {"uid": 1012345, "starts": 2, "start_seconds": [...], "used_seconds": 1.9, "received_bytes": 4700000},
       "grader": {"peak_bytes": 181403648}
@@ -150,6 +153,7 @@ class Grading:
             "protections": self.sandbox.protections.as_dict(),
             "static": [asdict(p) for p in self.static],
             "events": [asdict(e) for e in self.proxy.events],
+            "refused": self.proxy.log.refused(),
             "student_output": self.sandbox.output(),
             "worker": {
                 "uid": self.sandbox.uid if self.sandbox.uid is not None else os.getuid(),
