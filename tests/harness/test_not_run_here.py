@@ -50,6 +50,6 @@ def test_a_plain_run_leaves_out_the_slow_modules_and_says_what_runs_them(tmp_pat
 def test_every_slow_module_is_a_module_of_the_tests(pytestconfig: pytest.Config) -> None:
     conftest = pytestconfig.pluginmanager.get_plugin(str(TESTS / "conftest.py"))
     assert conftest is not None
-    SLOW_MODULES = conftest.SLOW_MODULES  # noqa: N806  (its name where it lives)
+    SLOW_MODULES = conftest.SLOW_MODULES
     modules = {path.name for path in TESTS.rglob("test_*.py")}
     assert set(SLOW_MODULES) <= modules, set(SLOW_MODULES) - modules
