@@ -114,19 +114,20 @@ def unsuitable(distribution: importlib.metadata.Distribution, interpreter: Inter
         if needs and interpreter.version and interpreter.version not in SpecifierSet(needs):
             return f"{release} needs Python {needs}, and {worker} is not"
     for file in distribution.files or []:
-        if interpreter.suffixes and _tagged(file.name) and not file.name.endswith(tuple(interpreter.suffixes)):
+        tag = _tag(file.name)
+        if interpreter.suffixes and tag is not None and tag not in interpreter.suffixes:
             loads = ", ".join(interpreter.suffixes)
             return f"{release}'s {file} is built for another Python than {worker}, which loads {loads}"
     return None
 
 
-def _tagged(name: str) -> bool:
-    """Is ``name`` an extension module built for one Python (``x.cpython-311-x86_64-linux-gnu.so``, ``x.abi3.so``)?
-
-    Shared libraries beside them (``libopenblas-1a2b.so``) carry no tag: any interpreter maps them.
-    """
+def _tag(name: str) -> str | None:
+    """The suffix that ties an extension module to one Python (``.cpython-311-x86_64-linux-gnu.so``,
+    ``.abi3.so``), or None: shared libraries beside them (``libopenblas-1a2b.so``) carry none, and any
+    interpreter maps them."""
     parts = name.split(".")
-    return len(parts) > 2 and parts[-1] == "so" and (parts[-2].startswith(("cpython-", "pypy")) or parts[-2] == "abi3")
+    tag = parts[-2] if len(parts) > 2 and parts[-1] == "so" else ""
+    return f".{tag}.so" if tag.startswith(("cpython-", "pypy")) or tag == "abi3" else None
 
 
 def copy_into(folder: Path, distributions: Sequence[importlib.metadata.Distribution]) -> None:
