@@ -1,9 +1,10 @@
 """The Gradescope bundle, end to end: build the zip, unpack it, run its setup.sh with no network at all, then
-its run_autograder on a fake /autograder."""
+its run_autograder on a fake /autograder. The bundle allows numpy (``--allow numpy``), as a course may."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
 import shutil
@@ -50,7 +51,9 @@ def bundle_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("bundle")
     weights = folder / "weights.toml"
     weights.write_text("total = 100\n[weights]\ntest_the_spool_is_removed = 3\n", encoding="utf-8")
-    assert main(["gradescope-bundle", str(folder / "autograder.zip"), "--weights", str(weights)]) == 0
+    pytest.importorskip("numpy", reason="the numpy extra is not installed")
+    built = ["gradescope-bundle", str(folder / "autograder.zip"), "--weights", str(weights), "--allow", "numpy"]
+    assert main(built) == 0
     return folder / "autograder.zip"
 
 
@@ -112,7 +115,10 @@ def test_the_bundle_carries_a_wheel_of_every_tested_release_each_locked_by_its_h
     }
     wheels = {parse_wheel_filename(w.name)[:2]: w for w in (bundle / "wheels").glob("*.whl")}
     pinned = {(canonicalize_name(line.split("==")[0]), line.split("==")[1]) for line in tested.dependencies}
-    assert {(str(name), str(version)) for name, version in wheels} == pinned | {("dedup-harness", tested.version)}
+    allowed = {("numpy", importlib.metadata.version("numpy"))}
+    assert {(str(name), str(version)) for name, version in wheels} == pinned | allowed | {
+        ("dedup-harness", tested.version)
+    }
     for line in (bundle / "requirements.lock").read_text(encoding="utf-8").splitlines():
         requirement, digest = line.split(" --hash=sha256:")
         name, version = requirement.split("==")
@@ -121,6 +127,12 @@ def test_the_bundle_carries_a_wheel_of_every_tested_release_each_locked_by_its_h
     with zipfile.ZipFile(next((bundle / "wheels").glob("dedup_harness-*.whl"))) as harness:
         assert "dedup_harness/_data/tests/suite/test_stage.py" in harness.namelist()
         assert "dedup_harness/_data/impl/corpus/dedup.pyi" in harness.namelist()
+
+
+def test_the_bundle_names_the_packages_the_course_allows_for_both_scripts(bundle: Path) -> None:
+    assert (bundle / "allowed.txt").read_text(encoding="utf-8") == "numpy\n"
+    lock = (bundle / "requirements.lock").read_text(encoding="utf-8")
+    assert f"numpy=={importlib.metadata.version('numpy')} --hash=sha256:" in lock
 
 
 def test_setup_installs_the_tested_releases_with_no_network_at_all(installed: Path) -> None:
@@ -192,6 +204,18 @@ def test_run_autograder_finds_dedup_py_one_folder_down(bundle: Path, installed: 
     assert done.returncode == 0, done.stderr
     results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
     assert results["score"] == pytest.approx(100, abs=1e-2)
+
+
+def test_run_autograder_grades_a_submission_using_the_allowed_numpy_to_full_marks(
+    bundle: Path, installed: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    (root / "submission" / "dedup.py").write_bytes((SAMPLES / "correct_numpy.py").read_bytes())
+    done = run_autograder(bundle, installed, root)
+    assert done.returncode == 0, done.stderr
+    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    assert results["score"] == pytest.approx(100, abs=1e-2), results.get("output")
 
 
 def test_setup_fails_the_build_loudly_when_the_tested_python_cannot_be_had(bundle: Path, tmp_path: Path) -> None:
