@@ -5,7 +5,9 @@ it, a container's capability set, the Landlock tier forced) one batch with ``--a
 a correct submission whose Bloom filter keeps its bits in a numpy array, the plain correct one beside
 it, one whose ``import rich`` names a package installed beside the grader but not allowed, and one
 that reaches for rich at run time (the grader's site-packages put on its path, ``importlib``) and
-tries to read rich's files; a second run grades the numpy one without ``--allow``.
+tries to read rich's files, and, first, one that tries to change numpy's files under the rest (one
+at a time: each classmate's worker starts after its attempts); a second run grades the numpy one
+without ``--allow``.
 """
 
 from __future__ import annotations
@@ -27,6 +29,28 @@ SAMPLES = Path(__file__).resolve().parent / "submissions" / "samples"
 REFUSED = "imports rich, which this course does not allow"
 PEEKED = "READ THE GRADER'S PACKAGES"
 ASK_SITE = "import os, rich; print(os.path.dirname(os.path.dirname(os.path.realpath(rich.__file__))))"
+TAMPER = """
+import os
+
+import numpy
+
+PACKAGE = os.path.dirname(os.path.realpath(numpy.__file__))
+print(f"numpy is at {PACKAGE}")
+
+
+def _try(name, action):
+    try:
+        action()
+        print(f"{name}: TAMPERED")
+    except OSError as error:
+        print(f"{name}: blocked ({type(error).__name__})")
+
+
+_try("append to numpy", lambda: open(os.path.join(PACKAGE, "__init__.py"), "a").close())
+_try("plant a module", lambda: open(os.path.join(PACKAGE, "planted.py"), "w").close())
+_try("remove a module", lambda: os.remove(os.path.join(PACKAGE, "version.py")))
+_try("chmod numpy", lambda: os.chmod(os.path.join(PACKAGE, "__init__.py"), 0))
+"""
 
 
 def with_rich(*, at_run_time: str | None) -> str:
@@ -54,7 +78,7 @@ class Batch:
 
 @dataclass
 class Graded:
-    allowed: Batch  # numpy, plain, rich, rich_at_run_time, with --allow numpy
+    allowed: Batch  # a_tamperer, numpy, plain, rich, rich_at_run_time, with --allow numpy, one at a time
     not_allowed: Batch  # numpy, without --allow
     case: Case
     sources: dict[str, str]
@@ -69,7 +93,7 @@ def grade_in(
     report = base / f"grades-{'allowed' if allow else 'not-allowed'}.json"
     command = [*prefix, str(python), "-m", "dedup_harness.cli", "grade", *(str(base / name) for name in names)]
     command += ["--tier", case.tier, "--show-student-output", "--json", str(report)]
-    command += ["--allow", "numpy"] if allow else []
+    command += ["--allow", "numpy", "--jobs", "1"] if allow else []
     done = subprocess.run(command, env=env, cwd=base, capture_output=True, text=True, timeout=600, check=False)
     found = json.loads(report.read_text(encoding="utf-8")) if report.is_file() else {}
     return Batch(done.returncode, done.stderr, found)
@@ -84,6 +108,7 @@ def graded(request: pytest.FixtureRequest) -> Graded:
         ask = subprocess.run([*setup.prefix, str(python), "-c", ASK_SITE], capture_output=True, text=True, cwd="/")
         assert ask.returncode == 0, ask.stderr
         sources = {
+            "a_tamperer": (SAMPLES / "correct_plain.py").read_text(encoding="utf-8") + TAMPER,
             "numpy": (SAMPLES / "correct_numpy.py").read_text(encoding="utf-8"),
             "plain": (SAMPLES / "correct_plain.py").read_text(encoding="utf-8"),
             "rich": with_rich(at_run_time=None),
@@ -143,3 +168,18 @@ def test_without_allow_the_numpy_submission_is_refused_in_one_line(graded: Grade
         [f"dedup.py line {line} imports numpy, which this course does not allow"],
     )
     assert "Traceback" not in json.dumps(numpy)
+
+
+def test_numpys_files_cannot_be_changed_under_a_classmate(graded: Graded) -> None:
+    """Writing, planting and removing are refused in every tier. A chmod is refused too, and the write listed,
+    unless the worker shares the grader's uid with no namespace (a non-root grader's Landlock tier): then
+    the files are its own copy, in its own session. Either way the numpy submission graded next got full
+    marks (above)."""
+    tamperer = graded.allowed.submission("a_tamperer")
+    said = tamperer["student_output"]
+    for attempt in ("append to numpy", "plant a module", "remove a module"):
+        assert f"{attempt}: blocked" in said, said
+    if "/code/packages/numpy" in said.split("numpy is at ")[1].splitlines()[0]:  # its own copy, in its session
+        return
+    assert "chmod numpy: blocked" in said, said
+    assert any("tried to write" in attempt and "numpy" in attempt for attempt in tamperer["attempts"])

@@ -171,15 +171,24 @@ def provided(names: Sequence[str], interpreter_path: str) -> Iterator[Packages |
         yield Packages(scratch, tuple(asked), tuple(modules), tuple(map(release, distributions)))
 
 
-def for_worker(packages: Packages | None, root: Path) -> dict[str, Any]:
+def for_worker(packages: Packages | None, root: Path, *, own_copy: Path | None = None) -> dict[str, Any]:
     """The worker's settings for the allowed packages (empty: none): their folder, their modules, and those
     the submission at ``root`` imports, which the worker imports before its audit hook (that would
-    otherwise note what they do as they load: ctypes, files of their own)."""
+    otherwise note what they do as they load: ctypes, files of their own).
+
+    ``own_copy``: a worker that shares the grader's uid with no namespace to show the run's folder
+    read-only (a non-root grader in the landlock, seccomp or none tier) owns that folder's files, and
+    Landlock does not stop an owner's chmod or utime: it could make numpy unreadable, or its bytecode
+    stale, under a classmate. Such a worker gets a copy of its own at ``own_copy`` (in its session).
+    """
     if packages is None:
         return {}
+    folder = packages.folder
+    if own_copy is not None:
+        folder = str(shutil.copytree(packages.folder, own_copy, symlinks=True))  # times kept: bytecode stays valid
     try:
         source = (root / "corpus" / "dedup.py").read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         source = ""
     preload = imports.used(source, packages.modules)
-    return {"path": packages.folder, "allowed": list(packages.modules), "preload": preload}
+    return {"path": folder, "allowed": list(packages.modules), "preload": preload}

@@ -118,7 +118,13 @@ class Sandbox:
         self.python = self.setup.interpreter.path
         self.protections = describe(self.setup, self.uid, limits, own_disk=self.own_disk)
         self.traps: list[OutputTrap] = []
-        self.packages = for_worker(self.setup.packages, root)  # the worker's settings for them
+        shares_uid = self.uid is None and not row(self.tier).namespaces  # nothing keeps it off the run's copy
+        own_copy = self.code / "packages" if shares_uid else None
+        try:
+            self.packages = for_worker(self.setup.packages, root, own_copy=own_copy)
+        except BaseException:  # no room for its copy of them: nothing of this session is left behind
+            self.close()
+            raise
 
     # -- permissions ----------------------------------------------------------------------------
 
