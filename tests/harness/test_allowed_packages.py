@@ -23,7 +23,7 @@ numpy = pytest.importorskip("numpy", reason="the numpy extra is not installed")
 
 def fake_distribution(site: Path, name: str, files: dict[str, str], metadata: str = "") -> None:
     """An installed distribution as pip leaves one: its files, and a dist-info whose RECORD lists them."""
-    info = site / f"{name}-1.0.dist-info"
+    info = site / f"{name.replace('-', '_')}-1.0.dist-info"  # as a wheel names it
     info.mkdir(parents=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n{metadata}", encoding="utf-8")
     for path, text in files.items():

@@ -14,6 +14,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.utils import canonicalize_name, parse_wheel_filename
@@ -177,13 +178,19 @@ def run_autograder(bundle: Path, venv: Path, root: Path) -> subprocess.Completed
     return subprocess.run([str(bundle / "run_autograder")], env=env, capture_output=True, text=True, timeout=600)
 
 
-def test_run_autograder_grades_the_submission_into_results_json(bundle: Path, installed: Path, tmp_path: Path) -> None:
+def autograded(bundle: Path, venv: Path, tmp_path: Path, sample: str, folder: str = "") -> dict[str, Any]:
+    """results.json of run_autograder on the sample, as Gradescope unpacks it (in ``folder`` of the submission)."""
     root = tmp_path / "autograder"
-    (root / "submission").mkdir(parents=True)
-    (root / "submission" / "dedup.py").write_bytes((SAMPLES / "spool_left_on_close.py").read_bytes())
-    done = run_autograder(bundle, installed, root)
+    (root / "submission" / folder).mkdir(parents=True)
+    (root / "submission" / folder / "dedup.py").write_bytes((SAMPLES / f"{sample}.py").read_bytes())
+    done = run_autograder(bundle, venv, root)
     assert done.returncode == 0, done.stderr
-    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    results: dict[str, Any] = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    return results
+
+
+def test_run_autograder_grades_the_submission_into_results_json(bundle: Path, installed: Path, tmp_path: Path) -> None:
+    results = autograded(bundle, installed, tmp_path, "spool_left_on_close")
     assert results["stdout_visibility"] == "hidden"
     assert isinstance(results["execution_time"], (int, float))
     assert [t["number"] for t in results["tests"]] == [str(n) for n in range(1, len(CHECKS) + 1)]
@@ -197,24 +204,14 @@ def test_run_autograder_grades_the_submission_into_results_json(bundle: Path, in
 
 def test_run_autograder_finds_dedup_py_one_folder_down(bundle: Path, installed: Path, tmp_path: Path) -> None:
     """A student who zipped their project folder: Gradescope unpacks it as submission/<folder>/dedup.py."""
-    root = tmp_path / "autograder"
-    (root / "submission" / "my-project").mkdir(parents=True)
-    (root / "submission" / "my-project" / "dedup.py").write_bytes((SAMPLES / "correct_different.py").read_bytes())
-    done = run_autograder(bundle, installed, root)
-    assert done.returncode == 0, done.stderr
-    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    results = autograded(bundle, installed, tmp_path, "correct_different", "my-project")
     assert results["score"] == pytest.approx(100, abs=1e-2)
 
 
 def test_run_autograder_grades_a_submission_using_the_allowed_numpy_to_full_marks(
     bundle: Path, installed: Path, tmp_path: Path
 ) -> None:
-    root = tmp_path / "autograder"
-    (root / "submission").mkdir(parents=True)
-    (root / "submission" / "dedup.py").write_bytes((SAMPLES / "correct_numpy.py").read_bytes())
-    done = run_autograder(bundle, installed, root)
-    assert done.returncode == 0, done.stderr
-    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    results = autograded(bundle, installed, tmp_path, "correct_numpy")
     assert results["score"] == pytest.approx(100, abs=1e-2), results.get("output")
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.check.plugin import REFUSED_BY_GRADE, plugin_args
-from dedup_harness.commands.arguments import package_name
+from dedup_harness.commands.arguments import add_allow
 from dedup_harness.commands.grade import diagnoser
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.core.provenance import here
@@ -42,15 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", metavar="FILE", help="also write the report as JSON to FILE ('-' for stdout; see docs/reports.md)"
     )
-    parser.add_argument(
-        "--allow",
-        action="append",
-        default=[],
-        type=package_name,
-        metavar="PACKAGE",
-        help="a package your course allows beside the standard library (repeatable), as grade's --allow: "
-        "any other import is said, since grade refuses it",
-    )
+    add_allow(parser, "as grade's --allow; any other import is said, since grade refuses it")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.commands.arguments import count, package_name, seconds
+from dedup_harness.commands.arguments import add_allow, count, seconds
 from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
@@ -96,15 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the isolation tier (default: auto, the strongest this machine offers; see docs/isolation.md)",
     )
     parser.add_argument("--worker-python", metavar="PATH", help="the worker's interpreter (default: one is found)")
-    parser.add_argument(
-        "--allow",
-        action="append",
-        default=[],
-        type=package_name,
-        metavar="PACKAGE",
-        help="a package submissions may import beside the standard library (repeatable): copied, with what it needs, "
-        "from this environment for every worker; the preflight imports it in the sandbox",
-    )
+    add_allow(parser, "copied, with what it requires, from this environment for every worker; the preflight imports it")
     parser.add_argument(
         "--unisolated",
         action="store_true",

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from dedup_harness.commands.arguments import package_name
+from dedup_harness.commands.arguments import add_allow
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.distribution.bundle_wheels import WheelsError
 from dedup_harness.distribution.gradescope_bundle import build
@@ -28,15 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_python_version,
         help="the CPython the image will run, for the bundle's wheels (default: this one, the version tested)",
     )
-    parser.add_argument(
-        "--allow",
-        action="append",
-        default=[],
-        type=package_name,
-        metavar="PACKAGE",
-        help="a package submissions may import (repeatable), as grade's --allow: its wheel and those of what it "
-        "requires come too, the releases installed here",
-    )
+    add_allow(parser, "as grade's --allow; its wheel and those of what it requires come too, as installed here")
 
 
 def _python_version(text: str) -> str:
