@@ -180,6 +180,8 @@ def preflight_line(check: Preflight) -> str:
     right = sum(answer.right for answer in check.reference)
     wrong = sum(not answer.right for answer in check.canary)
     isolation = "does not hold" if check.leaks else "holds"
+    modules = check.setup.packages.modules if check.setup.packages and not check.failures else ()
+    isolation += f"; allowed, and imported in the worker: {', '.join(modules)}" if modules else ""
     version = check.protections.get("interpreter_version", "") or check.setup.interpreter.version
     return (
         f"preflight ({check.seconds:.2f} s): the {check.setup.tier} tier, worker {check.setup.interpreter.path} "
