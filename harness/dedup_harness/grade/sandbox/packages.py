@@ -107,17 +107,17 @@ def release(distribution: importlib.metadata.Distribution) -> str:
 
 def unsuitable(distribution: importlib.metadata.Distribution, interpreter: Interpreter) -> str | None:
     """Why the worker's interpreter cannot use ``distribution`` as installed here, or None."""
-    release = f"{distribution.metadata['Name']} {distribution.version}"
+    named = f"{distribution.metadata['Name']} {distribution.version}"
     worker = f"the worker's {interpreter.path} ({interpreter.version})"
     needs = distribution.metadata["Requires-Python"]  # None where the release names none
     with contextlib.suppress(InvalidSpecifier):
         if needs and interpreter.version and interpreter.version not in SpecifierSet(needs):
-            return f"{release} needs Python {needs}, and {worker} is not"
+            return f"{named} needs Python {needs}, and {worker} is not"
     for file in distribution.files or []:
         tag = _tag(file.name)
         if interpreter.suffixes and tag is not None and tag not in interpreter.suffixes:
             loads = ", ".join(interpreter.suffixes)
-            return f"{release}'s {file} is built for another Python than {worker}, which loads {loads}"
+            return f"{named}'s {file} is built for another Python than {worker}, which loads {loads}"
     return None
 
 
@@ -139,7 +139,7 @@ def copy_into(folder: Path, distributions: Sequence[importlib.metadata.Distribut
     for distribution in distributions:
         for file in distribution.files or []:
             source = Path(str(distribution.locate_file(file)))
-            if file.parts[0] == ".." or not source.is_file():
+            if file.is_absolute() or ".." in file.parts or not source.is_file():
                 continue  # a script in the environment's bin/, or a file RECORD names that is not there
             target = folder / file
             target.parent.mkdir(parents=True, exist_ok=True)
