@@ -47,6 +47,7 @@ SLOW_MODULES = {
     "test_classmates.py": "two submissions graded together, in every tier (92 s)",
     "test_hostile_submissions.py": "the hostile samples graded in every tier (80 s)",
     "test_refused_samples.py": "submissions the grader refuses, graded in every tier (85 s)",
+    "test_allowed_in_tiers.py": "allowed and refused imports graded in every tier and setup (110 s)",
     "test_gradescope_bundle.py": "builds the bundle from wheels and runs its scripts (62 s)",
     "test_grade_end_to_end.py": "whole grade runs and their reports (59 s)",
     "test_grade_mutants.py": "every mutant graded and diagnosed (52 s)",

@@ -59,7 +59,7 @@ from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.sandbox.tiers import AUTO, Tier, WorkerSetup, worker_setup
 from dedup_harness.grade.signature import static_problems
-from dedup_harness.grade.submission import Problem, compile_problems
+from dedup_harness.grade.submission import Problem, compile_problems, import_problems
 from dedup_harness.grade.worker_memory import WorkerMemory
 
 PLUGIN = __name__
@@ -171,10 +171,16 @@ class Grading:
 
 
 def start_problems(proxy: SubmissionProxy, root: Path) -> list[Problem]:
-    """Compile, import in the worker, and compare names and signatures with the stub."""
-    problems = compile_problems((root / "corpus" / "dedup.py").read_text(encoding="utf-8"))
+    """Compile, check what it imports, import in the worker, and compare names and signatures with the stub."""
+    source = (root / "corpus" / "dedup.py").read_text(encoding="utf-8")
+    problems = compile_problems(source)
     if problems:
         proxy.broken = f"the submission does not compile: {problems[0].message}"
+        return problems
+    packages = proxy.sandbox.setup.packages
+    problems = import_problems(source, packages.modules if packages else ())
+    if problems:  # refused before any of it runs, in every tier alike
+        proxy.broken = problems[0].message
         return problems
     with contextlib.suppress(WorkerFault):  # a broken import is recorded on the proxy
         proxy.start()  # the import happens in the worker

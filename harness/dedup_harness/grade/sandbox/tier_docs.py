@@ -79,6 +79,10 @@ signal it; if anything gets through, `grade` stops and says how to isolate the w
   worker is paused, and a batch grades only as many at a time as the free space holds.
 - Where nothing but file modes would keep the workers apart (a non-root grader in the seccomp or
   none tier: its workers share its uid) the batch grades one submission at a time, and says so.
+- The packages a course allows (`grade --allow`) are a copy of the grader's, made once per run and
+  shown read-only, last on the worker's path; nothing else of the grader's packages is on it. A
+  worker that shares the grader's uid with no namespace (a non-root grader's landlock, seccomp or
+  none tier) gets a copy of its own in its session: Landlock does not stop an owner's chmod.
 
 ## The tiers at a glance
 

@@ -67,9 +67,10 @@ def _network(event: str, args: tuple[Any, ...]) -> str | None:
 class AuditHook:
     """Refuses network, process creation and signals to others; notes the rest; tells the grader at once."""
 
-    def __init__(self, send: Callable[[str], None], allowed: list[str]) -> None:
+    def __init__(self, send: Callable[[str], None], allowed: list[str], read: list[str] | None = None) -> None:
         self.send = send  # sends one attempt's words to the grader
         self.allowed = allowed  # folders whose files the worker may touch without a note
+        self.read = read or []  # folders whose files it may read without a note (the allowed packages' copy)
         self.noted: list[str] = []
         self.refusing = True  # off only while the grader's own isolation probe runs
 
@@ -115,7 +116,7 @@ class AuditHook:
             writes = isinstance(mode, str) and any(c in mode for c in "wax+")
             writes = writes or (isinstance(flags, int) and bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT)))
             target = self.outside(path)
-            if target and not target.startswith(SYSTEM_READS):
+            if target and not target.startswith(SYSTEM_READS) and (writes or not _within(target, self.read)):
                 return f"{WRITE if writes else READ} {target}"
         return None
 
@@ -125,6 +126,8 @@ class AuditHook:
             return None
         text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else ""
         full = os.path.realpath(text) if text else ""
-        if not full or any(full == a or full.startswith(a.rstrip("/") + "/") for a in self.allowed):
-            return None
-        return full
+        return None if not full or _within(full, self.allowed) else full
+
+
+def _within(path: str, folders: list[str]) -> bool:
+    return any(path == folder or path.startswith(folder.rstrip("/") + "/") for folder in folders)
