@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench_batch import BUGGY_EVERY, CORRECT, SAMPLES, write_batch
 from bench_grade_tiers import full_marks
 
-from dedup_harness.core.paths import TESTS_DIR
 from dedup_harness.core.runner import start_fork_server
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import load_diagnoser
@@ -31,13 +31,8 @@ from dedup_harness.grade.preflight import preflight
 from dedup_harness.grade.sandbox.tiers import Tier, why_not, worker_setup
 from dedup_harness.grade.scoring import equal_weights
 
-SAMPLES = TESTS_DIR / "harness" / "submissions" / "samples"
-# What students write: plain Python, correct in two different ways, and the samples' bugs.
-BUGGY = sorted(p for p in SAMPLES.glob("*.py") if not p.name.startswith("correct_"))
-CORRECT = [SAMPLES / "correct_plain.py", SAMPLES / "correct_different.py"]
 # 200 under `tox -e bench-grade`; 20 when another env runs every benchmark (a 200 batch takes minutes).
 BATCH = int(os.environ.get("DEDUP_BENCH_GRADE_BATCH", "20"))
-BUGGY_EVERY = 10  # one submission in ten is buggy: "mostly correct"
 ROUNDS = int(os.environ.get("DEDUP_BENCH_GRADE_ROUNDS", "5"))  # the grade command, per tier: a shared machine is noisy
 
 
@@ -92,19 +87,6 @@ def test_the_grade_command_on_a_plain_correct_submission(benchmark: Any, tier: s
     run = lambda: subprocess.run([*command, "--tier", tier, "--csv", "-"], capture_output=True, text=True)  # noqa: E731
     done = measured(benchmark, run, warm_up=True, rounds=ROUNDS)
     assert done.returncode == 0 and full_marks(done.stdout), done.stderr
-
-
-def write_batch(folder: Path, size: int) -> list[str]:
-    """``size`` distinct submissions: correct ones (each with its own comment, as students' files differ) and
-    every BUGGY_EVERY-th one a buggy sample."""
-    paths = []
-    for n in range(size):
-        source = BUGGY[n // BUGGY_EVERY % len(BUGGY)] if n % BUGGY_EVERY == BUGGY_EVERY - 1 else CORRECT[n % 2]
-        target = folder / f"student{n:03d}" / "dedup.py"
-        target.parent.mkdir(parents=True)
-        target.write_text(f"# student {n}\n" + source.read_text(encoding="utf-8"), encoding="utf-8")
-        paths.append(str(target.parent))
-    return paths
 
 
 @pytest.mark.parametrize("size", [BATCH])
