@@ -18,7 +18,6 @@ import pytest
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.procfs import memory_bytes
-from dedup_harness.grade import worker_memory
 from dedup_harness.grade.batch import grade_batch
 from dedup_harness.grade.diagnosis import load_diagnoser
 from dedup_harness.grade.grader import GradingOptions
@@ -63,48 +62,6 @@ def test_a_spike_at_import_hides_no_held_document(tmp_path: Path, tier: str) -> 
     (folder / "dedup.py").write_text(hostile_source("memory_spike_then_hold"), encoding="utf-8")
     options = GradingOptions(equal_weights(), load_diagnoser(), setup=worker_setup(tier))
     hostile, correct = grade_batch([str(folder / "dedup.py"), str(CORRECT)], options, jobs=2)
-    failed = [c.name for c in hostile.checks if c.outcome is not Outcome.PASSED]
-    assert failed == [MEMORY_CHECK], [c.feedback for c in hostile.checks if c.name == MEMORY_CHECK]
+    assert [c.name for c in hostile.checks if c.outcome is not Outcome.PASSED] == [MEMORY_CHECK]
     assert next(c for c in hostile.checks if c.name == MEMORY_CHECK).outcome is Outcome.FAILED
     assert [c.outcome for c in correct.checks] == [Outcome.PASSED] * len(CHECKS)
-
-
-class StandIn:
-    """The proxy's two calls the gauge makes, around a plain child process that plays the worker."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid = pid
-
-    def restart_worker(self) -> None:
-        pass
-
-    def worker_pid(self) -> int:
-        return self.pid
-
-
-SPIKE_THEN_HOLD = (
-    "b = bytearray(200 << 20)\nfor i in range(0, len(b), 4096): b[i] = 1\ndel b\n"
-    "print('ready', flush=True)\ninput()\n"
-    "held = [bytes([i % 251]) * (1 << 20) for i in range(8)]\nprint('holding', flush=True)\ninput()"
-)
-
-
-def test_a_reset_the_kernel_did_not_honour_still_shows_what_is_held(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The peak's reset is taken on trust by nothing: with a reset that changed nothing, the import's spike
-    stands above the block's peak, and the present size read at the checkpoint still shows the 8 MB held."""
-    monkeypatch.setattr(worker_memory, "reset_peaks", lambda pids: bool(pids))
-    child = subprocess.Popen(
-        [sys.executable, "-c", SPIKE_THEN_HOLD], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    assert child.stdin is not None and child.stdout is not None
-    try:
-        assert child.stdout.readline().strip() == "ready"
-        with worker_memory.WorkerMemory(StandIn(child.pid)) as gauge:  # type: ignore[arg-type]
-            child.stdin.write("\n")
-            child.stdin.flush()
-            assert child.stdout.readline().strip() == "holding"
-            gauge.checkpoint()
-        assert gauge.peak is not None and gauge.peak >= 8 << 20
-    finally:
-        child.kill()
-        child.wait()

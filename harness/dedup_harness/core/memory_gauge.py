@@ -24,9 +24,6 @@ class MemoryGauge(Protocol):
 
     def __enter__(self) -> MemoryGauge: ...
 
-    def checkpoint(self) -> None:
-        """The stage now holds the most it will hold (it has read its whole input): a gauge may look."""
-
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None: ...
@@ -50,9 +47,6 @@ class TracedMemory:
         tracemalloc.reset_peak()
         self._base = tracemalloc.get_traced_memory()[0]
         return self
-
-    def checkpoint(self) -> None:
-        """Nothing to do: tracemalloc's peak misses no moment."""
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None

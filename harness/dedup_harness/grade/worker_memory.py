@@ -15,13 +15,6 @@ for the second's. A fresh worker costs one start; the reset makes it honest. The
 growth of two blocks (two corpus sizes), so whatever a stage needs whatever the corpus cancels out.
 A peak that cannot be reset or read (the worker made itself undumpable, or died) is no measurement:
 ``peak`` stays None, and the check fails.
-
-The kernel's peak is not a stopwatch: it is brought up to date only when pages are unmapped and
-when it is read, and a reset that the kernel accepted but could not honour would leave the import's
-spike standing above everything the block does. So the gauge also reads the present resident size at
-the judge's checkpoint, when a stage that holds the documents holds every one of them (the whole
-input has been read; nothing has come out), and the growth is the larger of the two readings. That
-reading needs no reset: it compares two present sizes, both taken from outside the worker.
 """
 
 from __future__ import annotations
@@ -62,22 +55,14 @@ class WorkerMemory:
         self.proxy = proxy
         self.peak: int | None = None
         self.pids: list[int] = []
-        self.base: int | None = None  # the peak right after the reset
-        self.resident: int | None = None  # the present resident size then
-        self.held: int | None = None  # how much more was resident at the checkpoint
+        self.base: int | None = None
 
     def __enter__(self) -> WorkerMemory:
         self.proxy.restart_worker()
         self.pids = self._pids()
         if reset_peaks(self.pids):
             self.base = total(self.pids, "VmHWM")
-            self.resident = total(self.pids, "VmRSS")
         return self
-
-    def checkpoint(self) -> None:
-        now = total(self.pids, "VmRSS") if self._pids() == self.pids else None
-        if now is not None and self.resident is not None:
-            self.held = now - self.resident
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
@@ -85,8 +70,7 @@ class WorkerMemory:
         if self.base is None or self._pids() != self.pids:
             return  # the worker was replaced during the block: nothing can be said of its memory
         peak = total(self.pids, "VmHWM")
-        if peak is not None:
-            self.peak = max(peak - self.base, self.held or 0)
+        self.peak = None if peak is None else peak - self.base
 
     def _pids(self) -> list[int]:
         root = self.proxy.worker_pid()
