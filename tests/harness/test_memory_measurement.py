@@ -61,7 +61,10 @@ def test_a_spike_at_import_hides_no_held_document(tmp_path: Path, tier: str) -> 
     folder.mkdir()
     (folder / "dedup.py").write_text(hostile_source("memory_spike_then_hold"), encoding="utf-8")
     options = GradingOptions(equal_weights(), load_diagnoser(), setup=worker_setup(tier))
-    hostile, correct = grade_batch([str(folder / "dedup.py"), str(CORRECT)], options, jobs=2)
-    assert [c.name for c in hostile.checks if c.outcome is not Outcome.PASSED] == [MEMORY_CHECK]
+    # Reports come in name order, not in the order given: which sorts first depends on where the clone is.
+    graded = {r.submission: r for r in grade_batch([str(folder / "dedup.py"), str(CORRECT)], options, jobs=2)}
+    hostile, correct = graded[str(folder / "dedup.py")], graded[str(CORRECT)]
+    failed = [c.name for c in hostile.checks if c.outcome is not Outcome.PASSED]
+    assert failed == [MEMORY_CHECK], [c.feedback for c in hostile.checks if c.name == MEMORY_CHECK]
     assert next(c for c in hostile.checks if c.name == MEMORY_CHECK).outcome is Outcome.FAILED
     assert [c.outcome for c in correct.checks] == [Outcome.PASSED] * len(CHECKS)
