@@ -16,12 +16,11 @@ import argparse
 import csv
 import os
 import re
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from bench_grade_tiers import timed_run
 
 SAMPLES = Path(__file__).resolve().parent.parent / "tests" / "harness" / "submissions" / "samples"
 CORRECT = [SAMPLES / "correct_plain.py", SAMPLES / "correct_different.py"]
@@ -48,12 +47,7 @@ def is_buggy(n: int) -> bool:
 def grade_batch(paths: list[str], csv_file: Path, env: dict[str, str]) -> tuple[float, float, str]:
     """(wall seconds, CPU seconds of the grading processes, what went wrong or "")."""
     command = [sys.executable, "-m", "dedup_harness.cli", "grade", *paths, "--csv", str(csv_file)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, cwd="/", env=env, check=False)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    wall, cpu, done = timed_run(command, env)
     if done.returncode != 0:
         return wall, cpu, (done.stderr.strip().splitlines() or ["no output"])[-1]
     return wall, cpu, wrong_scores(csv_file)

@@ -45,14 +45,19 @@ def prefix(setup: str, user: str) -> list[str]:
     return []
 
 
-def one_grade(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds of its processes, what went wrong or "")."""
+def timed_run(command: list[str], env: dict[str, str]) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """Run ``command`` from /: (wall seconds, CPU seconds of its processes, what it did)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, cwd="/", env=env, check=False)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, done
+
+
+def one_grade(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of its processes, what went wrong or "")."""
+    wall, cpu, done = timed_run(command, env)
     ok = done.returncode == 0 and full_marks(done.stdout)
     return wall, cpu, "" if ok else (done.stderr.strip().splitlines() or ["no output"])[-1]
 
