@@ -17,43 +17,61 @@ import statistics
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 ROUND = """
 import json, os, sys, time
 import pytest
+from dedup_harness.core import case_log
 from dedup_harness.core.paths import SUITE_DIR
 
 class CheckTimes:
     def __init__(self):
-        self.cpu = {}
+        self.cpu, self.inputs, self.current = {}, {}, None
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item, nextitem):
-        started = time.process_time()
+        started, self.current = time.process_time(), item.originalname
         yield
-        name = item.originalname
-        self.cpu[name] = self.cpu.get(name, 0.0) + time.process_time() - started
+        self.cpu[self.current] = self.cpu.get(self.current, 0.0) + time.process_time() - started
 
 times = CheckTimes()
+recorded = case_log.record
+
+def counting(**inputs):  # each input a check judges (a Hypothesis example is one) passes here
+    times.inputs[times.current] = times.inputs.get(times.current, 0) + 1
+    recorded(**inputs)
+
+case_log.record = counting
+impl = [f"--impl={sys.argv[2]}"] if len(sys.argv) > 2 else []
 started = time.process_time()
 code = pytest.main([
-    str(SUITE_DIR), "-q", "-p", "no:cacheprovider", "-p", "no:randomly",
+    str(SUITE_DIR), "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *impl,
     "-c", os.devnull, f"--rootdir={SUITE_DIR.parent}", f"--confcutdir={SUITE_DIR.parent}",
 ], plugins=[times])
 with open(sys.argv[1], "w", encoding="utf-8") as out:
-    json.dump({"total": time.process_time() - started, "checks": times.cpu, "code": int(code)}, out)
+    summary = {"total": time.process_time() - started, "checks": times.cpu, "inputs": times.inputs}
+    json.dump({**summary, "code": int(code)}, out)
 """
+
+
+def suite_round(scratch: str, profile: str, impl: str | None = None) -> dict[str, Any]:
+    """One run of the suite (against ``impl``, else the reference): its CPU seconds, each check's, and how many
+    inputs each judged (a Hypothesis example is one)."""
+    path = os.path.join(scratch, "round.json")
+    env = {**os.environ, "DEDUP_HARNESS_PROFILE": profile}
+    command = [sys.executable, "-c", ROUND, path, *([impl] if impl else [])]
+    subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    with open(path, encoding="utf-8") as f:
+        found: dict[str, Any] = json.load(f)
+    if found["code"] != 0:
+        raise SystemExit(f"bench_checks: the suite failed against {impl or 'the reference'}; nothing to measure")
+    return found
 
 
 def one_round(scratch: str, profile: str) -> tuple[float, dict[str, float]]:
     """One run of the suite: (its CPU seconds, each check's CPU seconds)."""
-    path = os.path.join(scratch, "round.json")
-    env = {**os.environ, "DEDUP_HARNESS_PROFILE": profile}
-    subprocess.run([sys.executable, "-c", ROUND, path], env=env, capture_output=True, text=True, check=True)
-    with open(path, encoding="utf-8") as f:
-        found = json.load(f)
-    if found["code"] != 0:
-        raise SystemExit("bench_checks: the suite failed against the reference; nothing to measure")
+    found = suite_round(scratch, profile)
     return float(found["total"]), {name: float(cpu) for name, cpu in found["checks"].items()}
 
 

@@ -1,4 +1,7 @@
-"""Benchmark: ``dedup-harness grade impl/corpus/dedup.py`` in each isolation tier, round-robin.
+"""Benchmark: ``dedup-harness grade correct_plain.py`` in each isolation tier, round-robin.
+
+The submission is ``tests/harness/submissions/samples/correct_plain.py``: correct, in the plain Python
+students write (the reference is not what a grader meets).
 
 Run with ``python benchmarks/bench_grade_tiers.py [--rounds N] [--as root|user|container]``. Each
 round runs the whole command once per tier (the preflight, the fork server, the suite, the worker:
@@ -26,6 +29,8 @@ import time
 from pathlib import Path
 
 TIERS = ("bubblewrap", "unshare", "landlock")
+SAMPLES = Path(__file__).resolve().parent.parent / "tests" / "harness" / "submissions" / "samples"
+SUBMISSION = SAMPLES / "correct_plain.py"
 CONTAINER_CAPS = (
     "-all,+chown,+dac_override,+fowner,+fsetid,+kill,+setgid,+setuid,+setpcap,"
     "+net_bind_service,+net_raw,+sys_chroot,+mknod,+audit_write,+setfcap"
@@ -40,14 +45,19 @@ def prefix(setup: str, user: str) -> list[str]:
     return []
 
 
-def one_grade(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """(wall seconds, CPU seconds of its processes, what went wrong or "")."""
+def timed_run(command: list[str], env: dict[str, str]) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """Run ``command`` from /: (wall seconds, CPU seconds of its processes, what it did)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, cwd="/", env=env, check=False)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, done
+
+
+def one_grade(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of its processes, what went wrong or "")."""
+    wall, cpu, done = timed_run(command, env)
     ok = done.returncode == 0 and full_marks(done.stdout)
     return wall, cpu, "" if ok else (done.stderr.strip().splitlines() or ["no output"])[-1]
 
@@ -68,13 +78,12 @@ def main() -> int:
     parser.add_argument("--python", default=sys.executable, help="the grader's interpreter")
     parser.add_argument("--baseline", type=Path, metavar="SRC", help="another source tree of the project, timed too")
     args = parser.parse_args()
-    reference = Path(__file__).resolve().parent.parent / "impl" / "corpus" / "dedup.py"
+    submission = str(SUBMISSION)
     grade = [*prefix(args.setup, args.user), args.python, "-m", "dedup_harness.cli", "grade"]
-    commands = {tier: ([*grade, str(reference), "--tier", tier, "--csv", "-"], dict(os.environ)) for tier in TIERS}
-    if args.baseline:
+    commands = {tier: ([*grade, submission, "--tier", tier, "--csv", "-"], dict(os.environ)) for tier in TIERS}
+    if args.baseline:  # the same submission, graded by the other tree
         baseline_env = {**os.environ, "PYTHONPATH": str(args.baseline.resolve() / "harness")}
-        source = args.baseline.resolve() / "impl" / "corpus" / "dedup.py"
-        commands["baseline"] = ([*grade, str(source), "--csv", "-"], baseline_env)
+        commands["baseline"] = ([*grade, submission, "--csv", "-"], baseline_env)
     names = list(commands)
     walls: dict[str, list[float]] = {name: [] for name in names}
     cpus: dict[str, list[float]] = {name: [] for name in names}
@@ -88,7 +97,7 @@ def main() -> int:
             elif round_number:
                 walls[tier].append(wall)
                 cpus[tier].append(cpu)
-    print(f"dedup-harness grade impl/corpus/dedup.py, --as {args.setup}, {args.rounds} rounds, load {os.getloadavg()}")
+    print(f"dedup-harness grade {SUBMISSION.name}, --as {args.setup}, {args.rounds} rounds, load {os.getloadavg()}")
     print("| tier | median wall | best wall | worst wall | median CPU | rounds |")
     print("|---|---:|---:|---:|---:|---:|")
     for tier in names:

@@ -1,7 +1,8 @@
 """Benchmarks of grading (tox -e bench-grade): one submission per isolation tier, and a batch of mostly correct ones.
 
 Goals (issue 4, issue 18): one submission in at most 5 s in every tier, the preflight included
-(``dedup-harness grade impl/corpus/dedup.py`` as a command); 200 mostly correct submissions in at
+(``dedup-harness grade correct_plain.py`` as a command: a correct submission in plain Python, the kind
+students write); 200 mostly correct submissions in at
 most 10 minutes on a 2-core machine. Wall time is what pytest-benchmark measures; the CPU seconds the
 grading processes used (suite and worker, from the children's rusage) go into ``extra_info`` too,
 since wall time on a shared machine depends on who else is running. ``DEDUP_BENCH_GRADE_BATCH`` sets
@@ -19,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench_batch import BUGGY_EVERY, CORRECT, SAMPLES, write_batch
 from bench_grade_tiers import full_marks
 
-from dedup_harness.core.paths import IMPL_ROOT, TESTS_DIR
 from dedup_harness.core.runner import start_fork_server
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import load_diagnoser
@@ -30,12 +31,8 @@ from dedup_harness.grade.preflight import preflight
 from dedup_harness.grade.sandbox.tiers import Tier, why_not, worker_setup
 from dedup_harness.grade.scoring import equal_weights
 
-SAMPLES = TESTS_DIR / "harness" / "submissions" / "samples"
-BUGGY = sorted(p for p in SAMPLES.glob("*.py") if p.name != "correct_different.py")
-CORRECT = [SAMPLES / "correct_different.py", IMPL_ROOT / "corpus" / "dedup.py"]
 # 200 under `tox -e bench-grade`; 20 when another env runs every benchmark (a 200 batch takes minutes).
 BATCH = int(os.environ.get("DEDUP_BENCH_GRADE_BATCH", "20"))
-BUGGY_EVERY = 10  # one submission in ten is buggy: "mostly correct"
 ROUNDS = int(os.environ.get("DEDUP_BENCH_GRADE_ROUNDS", "5"))  # the grade command, per tier: a shared machine is noisy
 
 
@@ -84,25 +81,12 @@ def test_the_preflight(benchmark: Any, tier: str) -> None:
 
 
 @pytest.mark.parametrize("tier", TIERS)
-def test_the_grade_command_on_the_references_dedup_py(benchmark: Any, tier: str) -> None:
-    """``dedup-harness grade impl/corpus/dedup.py --tier T`` as a TA runs it: the 5 s goal, everything included."""
-    command = [sys.executable, "-m", "dedup_harness.cli", "grade", str(IMPL_ROOT / "corpus" / "dedup.py")]
+def test_the_grade_command_on_a_plain_correct_submission(benchmark: Any, tier: str) -> None:
+    """``dedup-harness grade correct_plain.py --tier T`` as a TA runs it: the 5 s goal, everything included."""
+    command = [sys.executable, "-m", "dedup_harness.cli", "grade", str(CORRECT[0])]
     run = lambda: subprocess.run([*command, "--tier", tier, "--csv", "-"], capture_output=True, text=True)  # noqa: E731
     done = measured(benchmark, run, warm_up=True, rounds=ROUNDS)
     assert done.returncode == 0 and full_marks(done.stdout), done.stderr
-
-
-def write_batch(folder: Path, size: int) -> list[str]:
-    """``size`` distinct submissions: correct ones (each with its own comment, as students' files differ) and
-    every BUGGY_EVERY-th one a buggy sample."""
-    paths = []
-    for n in range(size):
-        source = BUGGY[n // BUGGY_EVERY % len(BUGGY)] if n % BUGGY_EVERY == BUGGY_EVERY - 1 else CORRECT[n % 2]
-        target = folder / f"student{n:03d}" / "dedup.py"
-        target.parent.mkdir(parents=True)
-        target.write_text(f"# student {n}\n" + source.read_text(encoding="utf-8"), encoding="utf-8")
-        paths.append(str(target.parent))
-    return paths
 
 
 @pytest.mark.parametrize("size", [BATCH])

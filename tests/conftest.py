@@ -39,6 +39,38 @@ NOT_RUN_HERE = (
     ("is installed by `tox -e audit`", "the third-party Bloom filters", "tox -e audit"),
 )
 
+# The modules a plain `pytest` leaves out (pyproject.toml's `-m "not slow"`) and `pytest -m slow` runs, as
+# .ci/run does: each costs many seconds a test, for what it is (their seconds in a full run here, 2 cores).
+SLOW_MODULES = {
+    "test_output_floods.py": "floods of output through every tier (155 s)",
+    "test_disk_of_its_own.py": "disk bombs in every tier and setup (98 s)",
+    "test_classmates.py": "two submissions graded together, in every tier (92 s)",
+    "test_hostile_submissions.py": "the hostile samples graded in every tier (80 s)",
+    "test_refused_samples.py": "submissions the grader refuses, graded in every tier (85 s)",
+    "test_allowed_in_tiers.py": "allowed and refused imports graded in every tier and setup (110 s)",
+    "test_gradescope_bundle.py": "builds the bundle from wheels and runs its scripts (62 s)",
+    "test_grade_end_to_end.py": "whole grade runs and their reports (59 s)",
+    "test_grade_mutants.py": "every mutant graded and diagnosed (52 s)",
+    "test_signals.py": "every command interrupted by every signal (51 s)",
+    "test_tiers.py": "the reference and the attacker in seven machine setups (47 s)",
+    "test_shaped_spools.py": "spool trees of every shape left behind, in every tier (45 s)",
+    "test_preflight.py": "the preflight in every tier and setup (19 s)",
+    "test_light_install.py": "a venv with the base install only (18 s)",
+    "test_memory_measurement.py": "check 14 against hostile memory in every tier (14 s)",
+    "test_suite_from_a_wheel.py": "the suite from a built and installed wheel (12 s)",
+    "test_working_folder.py": "every command in a fresh folder (9 s)",
+    "test_csv_readers.py": "the CSV in pandas and LibreOffice (7 s)",
+    "test_confinement.py": "the worker's confinement in every setup (7 s)",
+    "test_reports_in_chromium.py": "the pages in headless Chromium (7 s)",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m deselects
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.path.name in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
 
 def pytest_configure(config: pytest.Config) -> None:
     root = start(config).root
@@ -79,10 +111,18 @@ def _global_random_is_left_alone() -> Iterator[None]:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    """One line naming the tests of NOT_RUN_HERE this run skipped, and what runs them."""
+    """One line naming the tests of NOT_RUN_HERE this run skipped, and what runs them; one more for the
+    slow tests the default ``-m "not slow"`` left out."""
     line = not_run_here(str(report.longrepr) for report in terminalreporter.stats.get("skipped", []))
     if line:
         terminalreporter.write_line(line, yellow=True)
+    slow = sum(1 for item in terminalreporter.stats.get("deselected", []) if item.get_closest_marker("slow"))
+    if slow:
+        terminalreporter.write_line(
+            f"dedup-harness: {slow} slow tests (the isolation tiers, whole grading runs, the outputs' real readers) "
+            "were left out: `pytest -m slow` runs them, as .ci/run does",
+            yellow=True,
+        )
 
 
 def not_run_here(reasons: Iterable[str]) -> str:

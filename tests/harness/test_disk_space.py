@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from dedup_harness.core.removal import allocated_bytes, empty
 from dedup_harness.grade.sandbox.disk import DiskWatch, WorkerDisk
 from dedup_harness.grade.sandbox.interpreter import Interpreter
 from dedup_harness.grade.sandbox.room import fit
-from dedup_harness.grade.sandbox.space import blocks_used, empty, remove_owned_by
+from dedup_harness.grade.sandbox.session import remove_owned_by
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup
 from dedup_harness.grade.sandbox.users import claim_slot, grader_of, release_slot, worker_uid
 
@@ -22,7 +23,7 @@ def test_a_sparse_file_holds_almost_no_disk_and_a_written_one_holds_its_bytes(tm
     with open(tmp_path / "sparse", "wb") as sparse:
         sparse.truncate(1 << 30)
     (tmp_path / "written").write_bytes(b"x" * MIB)
-    assert MIB <= blocks_used(tmp_path) < 2 * MIB
+    assert MIB <= allocated_bytes(tmp_path) < 2 * MIB
 
 
 def test_a_link_out_of_the_folder_is_neither_counted_nor_followed_when_emptied(tmp_path: Path) -> None:
@@ -32,7 +33,7 @@ def test_a_link_out_of_the_folder_is_neither_counted_nor_followed_when_emptied(t
     (outside / "big").write_bytes(b"x" * MIB)
     (inside / "to-outside").symlink_to(outside)
     (inside / "to-big").symlink_to(outside / "big")
-    assert blocks_used(inside) < MIB
+    assert allocated_bytes(inside) < MIB
     empty(inside)
     assert list(inside.iterdir()) == [] and (outside / "big").stat().st_size == MIB
 

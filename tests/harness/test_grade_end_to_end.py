@@ -108,6 +108,16 @@ def test_each_buggy_sample_loses_its_checks_and_is_diagnosed_by_its_pitfall(
             assert check.feedback is not None and check.feedback.problems, check.name
 
 
+def test_a_submission_importing_what_the_course_does_not_allow_is_one_line_and_no_check(
+    graded: dict[str, GradeReport],
+) -> None:
+    """correct_numpy, graded here without --allow numpy: refused before any of it runs (test_allowed_in_tiers
+    grades it with)."""
+    report = graded["correct_numpy"]
+    assert (report.score, report.problems) == (0, ["dedup.py line 20 imports numpy, which this course does not allow"])
+    assert report.diagnosis == []
+
+
 def test_a_shrunk_example_is_shown_where_hypothesis_found_one(graded: dict[str, GradeReport]) -> None:
     oracle_check = graded["keeps_last"].checks[3]
     assert oracle_check.feedback is not None

@@ -1,9 +1,10 @@
 """The Gradescope bundle, end to end: build the zip, unpack it, run its setup.sh with no network at all, then
-its run_autograder on a fake /autograder."""
+its run_autograder on a fake /autograder. The bundle allows numpy (``--allow numpy``), as a course may."""
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
 import shutil
@@ -13,6 +14,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.utils import canonicalize_name, parse_wheel_filename
@@ -50,7 +52,9 @@ def bundle_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("bundle")
     weights = folder / "weights.toml"
     weights.write_text("total = 100\n[weights]\ntest_the_spool_is_removed = 3\n", encoding="utf-8")
-    assert main(["gradescope-bundle", str(folder / "autograder.zip"), "--weights", str(weights)]) == 0
+    pytest.importorskip("numpy", reason="the numpy extra is not installed")
+    built = ["gradescope-bundle", str(folder / "autograder.zip"), "--weights", str(weights), "--allow", "numpy"]
+    assert main(built) == 0
     return folder / "autograder.zip"
 
 
@@ -112,7 +116,10 @@ def test_the_bundle_carries_a_wheel_of_every_tested_release_each_locked_by_its_h
     }
     wheels = {parse_wheel_filename(w.name)[:2]: w for w in (bundle / "wheels").glob("*.whl")}
     pinned = {(canonicalize_name(line.split("==")[0]), line.split("==")[1]) for line in tested.dependencies}
-    assert {(str(name), str(version)) for name, version in wheels} == pinned | {("dedup-harness", tested.version)}
+    allowed = {("numpy", importlib.metadata.version("numpy"))}
+    assert {(str(name), str(version)) for name, version in wheels} == pinned | allowed | {
+        ("dedup-harness", tested.version)
+    }
     for line in (bundle / "requirements.lock").read_text(encoding="utf-8").splitlines():
         requirement, digest = line.split(" --hash=sha256:")
         name, version = requirement.split("==")
@@ -121,6 +128,12 @@ def test_the_bundle_carries_a_wheel_of_every_tested_release_each_locked_by_its_h
     with zipfile.ZipFile(next((bundle / "wheels").glob("dedup_harness-*.whl"))) as harness:
         assert "dedup_harness/_data/tests/suite/test_stage.py" in harness.namelist()
         assert "dedup_harness/_data/impl/corpus/dedup.pyi" in harness.namelist()
+
+
+def test_the_bundle_names_the_packages_the_course_allows_for_both_scripts(bundle: Path) -> None:
+    assert (bundle / "allowed.txt").read_text(encoding="utf-8") == "numpy\n"
+    lock = (bundle / "requirements.lock").read_text(encoding="utf-8")
+    assert f"numpy=={importlib.metadata.version('numpy')} --hash=sha256:" in lock
 
 
 def test_setup_installs_the_tested_releases_with_no_network_at_all(installed: Path) -> None:
@@ -165,13 +178,19 @@ def run_autograder(bundle: Path, venv: Path, root: Path) -> subprocess.Completed
     return subprocess.run([str(bundle / "run_autograder")], env=env, capture_output=True, text=True, timeout=600)
 
 
-def test_run_autograder_grades_the_submission_into_results_json(bundle: Path, installed: Path, tmp_path: Path) -> None:
+def autograded(bundle: Path, venv: Path, tmp_path: Path, sample: str, folder: str = "") -> dict[str, Any]:
+    """results.json of run_autograder on the sample, as Gradescope unpacks it (in ``folder`` of the submission)."""
     root = tmp_path / "autograder"
-    (root / "submission").mkdir(parents=True)
-    (root / "submission" / "dedup.py").write_bytes((SAMPLES / "spool_left_on_close.py").read_bytes())
-    done = run_autograder(bundle, installed, root)
+    (root / "submission" / folder).mkdir(parents=True)
+    (root / "submission" / folder / "dedup.py").write_bytes((SAMPLES / f"{sample}.py").read_bytes())
+    done = run_autograder(bundle, venv, root)
     assert done.returncode == 0, done.stderr
-    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    results: dict[str, Any] = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    return results
+
+
+def test_run_autograder_grades_the_submission_into_results_json(bundle: Path, installed: Path, tmp_path: Path) -> None:
+    results = autograded(bundle, installed, tmp_path, "spool_left_on_close")
     assert results["stdout_visibility"] == "hidden"
     assert isinstance(results["execution_time"], (int, float))
     assert [t["number"] for t in results["tests"]] == [str(n) for n in range(1, len(CHECKS) + 1)]
@@ -185,13 +204,15 @@ def test_run_autograder_grades_the_submission_into_results_json(bundle: Path, in
 
 def test_run_autograder_finds_dedup_py_one_folder_down(bundle: Path, installed: Path, tmp_path: Path) -> None:
     """A student who zipped their project folder: Gradescope unpacks it as submission/<folder>/dedup.py."""
-    root = tmp_path / "autograder"
-    (root / "submission" / "my-project").mkdir(parents=True)
-    (root / "submission" / "my-project" / "dedup.py").write_bytes((SAMPLES / "correct_different.py").read_bytes())
-    done = run_autograder(bundle, installed, root)
-    assert done.returncode == 0, done.stderr
-    results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
+    results = autograded(bundle, installed, tmp_path, "correct_different", "my-project")
     assert results["score"] == pytest.approx(100, abs=1e-2)
+
+
+def test_run_autograder_grades_a_submission_using_the_allowed_numpy_to_full_marks(
+    bundle: Path, installed: Path, tmp_path: Path
+) -> None:
+    results = autograded(bundle, installed, tmp_path, "correct_numpy")
+    assert results["score"] == pytest.approx(100, abs=1e-2), results.get("output")
 
 
 def test_setup_fails_the_build_loudly_when_the_tested_python_cannot_be_had(bundle: Path, tmp_path: Path) -> None:

@@ -22,11 +22,12 @@ import pytest
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
-from dedup_harness.grade.kernel_refusals import KernelRefusals, describe
+from dedup_harness.grade.kernel_refusals import KernelRefusals, Refusal, category, describe
 from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.protections import HOOK_REFUSALS, KERNEL_REFUSALS
 from dedup_harness.grade.worker import arches, landlock
+from dedup_harness.grade.worker.categories import NETWORK, NONE, PROCESSES, SIGNALS
 from dedup_harness.grade.worker.wire import MAX_ATTEMPTS
 from grading_support import grade
 from machine_setups import SYSTEM_PYTHON, Setup, public_folder
@@ -66,7 +67,7 @@ def lib() -> Iterator[Path]:
 
 def run_child(
     setup: Setup, lib: Path, body: str, *, stop_first: bool = False
-) -> tuple[dict[str, str], list[str], bool]:
+) -> tuple[dict[str, str], list[Refusal], bool]:
     """CHILD + ``body`` in the setup: what it recorded, the refusals the grader heard of, whether it listened.
 
     With ``stop_first`` the grader stops listening once the child is confined, before its calls.
@@ -117,10 +118,10 @@ def test_refused_libc_calls_are_reported_by_the_kernel_and_allowed_ones_are_not(
     ] * 4
     assert (recorded["prctl(38, 1, 0, 0, 0)"], recorded["own"]) == ("ok", "ok")
     assert refusals == [
-        "the kernel refused socket(AF_INET, SOCK_STREAM): network (seccomp)",
-        "the kernel refused socket(AF_INET6, SOCK_DGRAM): network (seccomp)",
-        "the kernel refused kill(pid 1, signal 0): signals to other processes (seccomp)",
-        "the kernel refused kill(pid -1, signal 0): signals to other processes (seccomp)",
+        Refusal("the kernel refused socket(AF_INET, SOCK_STREAM): network (seccomp)", NETWORK),
+        Refusal("the kernel refused socket(AF_INET6, SOCK_DGRAM): network (seccomp)", NETWORK),
+        Refusal("the kernel refused kill(pid 1, signal 0): signals to other processes (seccomp)", SIGNALS),
+        Refusal("the kernel refused kill(pid -1, signal 0): signals to other processes (seccomp)", SIGNALS),
     ]
 
 
@@ -129,8 +130,8 @@ def test_a_filter_of_the_childs_own_is_refused_and_reported(setup: Setup, lib: P
     recorded, refusals, _ = run_child(setup, lib, 'call("seccomp", 1, 0, 0)\ncall("prctl", 22, 2, 0)\n')
     assert (recorded["seccomp(1, 0, 0)"], recorded["prctl(22, 2, 0)"]) == ("EPERM", "EPERM")
     assert refusals == [
-        "the kernel refused seccomp(): filters of its own (seccomp)",
-        "the kernel refused prctl(): filters of its own (seccomp)",
+        Refusal("the kernel refused seccomp(): filters of its own (seccomp)", NONE),
+        Refusal("the kernel refused prctl(): filters of its own (seccomp)", NONE),
     ]
 
 
@@ -170,6 +171,31 @@ def test_without_a_listener_the_grader_knows_it_hears_nothing(sent: str, expecte
 )
 def test_each_refusal_is_one_line_a_reader_understands(nr: int, arch: int, args: tuple[int, ...], words: str) -> None:
     assert describe(nr, arch, (*args, 0, 0, 0, 0, 0, 0)[:6]).startswith(f"the kernel refused {words}")
+
+
+@pytest.mark.parametrize(
+    ("nr", "arch", "args", "expected"),
+    [
+        (56, X86.audit_arch, (0x01200011,), PROCESSES),  # clone() of a new process, as fork() makes one
+        (56, X86.audit_arch, (0x10000 | 0x20000000,), NONE),  # a thread into a new network namespace
+        (57, X86.audit_arch, (), PROCESSES),  # fork
+        (59, X86.audit_arch, (), PROCESSES),  # execve
+        (41, X86.audit_arch, (2, 2), NETWORK),  # socket(AF_INET, SOCK_DGRAM)
+        (53, X86.audit_arch, (1, 1), NETWORK),  # socketpair
+        (62, X86.audit_arch, (0xFFFFFFFF, 15), SIGNALS),  # kill(-1)
+        (234, X86.audit_arch, (7, 8, 9), SIGNALS),  # tgkill
+        (424, X86.audit_arch, (3, 9), SIGNALS),  # pidfd_send_signal, listed with "other processes"
+        (101, X86.audit_arch, (16, 1), NONE),  # ptrace
+        (165, X86.audit_arch, (), NONE),  # mount
+        (41, 0x40000003, (2, 2), NONE),  # another architecture's number 41
+        (0x40000000 | 41, X86.audit_arch, (2, 2), NONE),  # x32
+    ],
+)
+def test_each_refusal_names_the_rule_a_student_is_told_about(
+    nr: int, arch: int, args: tuple[int, ...], expected: str
+) -> None:
+    """The category comes from the call and its arguments as the kernel gave them, never from the words."""
+    assert category(nr, arch, (*args, 0, 0, 0, 0, 0, 0)[:6]) == expected
 
 
 def test_without_a_kernel_channel_the_report_says_the_list_is_the_hooks_own(tmp_path: Path) -> None:

@@ -28,6 +28,7 @@ HARNESS = PACKAGE_DIR
 def table_homes() -> list[str]:
     """The paths the "one home" table names in its second column (in backquotes)."""
     text = (PROJECT / "ARCHITECTURE.md").read_text(encoding="utf-8").split("## One home for each fact", 1)[1]
+    text = text.split("\n## ", 1)[0]  # the section alone
     rows = [line.split("|")[2] for line in text.splitlines() if line.startswith("| ") and line.count("|") >= 3]
     return [path for row in rows[1:] for path in re.findall(r"`([\w/.]+\.(?:py|md|json|toml)|[\w/]+/)`", row)]
 

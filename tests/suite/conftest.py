@@ -16,7 +16,7 @@ import pytest
 from dedup_harness.core import case_log
 from dedup_harness.core.checks import BY_NAME
 from dedup_harness.core.judges import JUDGES, Subject
-from dedup_harness.core.memory_probe import MEMORY_PROBE_KEY, TracedMemory
+from dedup_harness.core.memory_gauge import MEMORY_GAUGE_KEY, TracedMemory
 
 FIXTURE_DIR = Path(__file__).resolve().parent.parent.parent / "fixtures" / "data.03"
 
@@ -29,11 +29,11 @@ def judge(request: pytest.FixtureRequest, impl: Any, tmp_path: Path) -> Judge:
 
     Each input is recorded first (``case_log``), so the grader can shrink a failing one with the same
     judge. A failing verdict is an AssertionError holding its message. How memory is measured:
-    tracemalloc in this process, unless a plugin put its own probe in the stash (the grader measures
+    tracemalloc in this process, unless a plugin put its own gauge in the stash (the grader measures
     its isolated worker).
     """
     decide = JUDGES[BY_NAME[request.node.originalname].judged_as]
-    subject = Subject(impl, tmp_path, request.config.stash.get(MEMORY_PROBE_KEY, TracedMemory))
+    subject = Subject(impl, tmp_path, request.config.stash.get(MEMORY_GAUGE_KEY, TracedMemory))
 
     def judge(**inputs: Any) -> None:
         case_log.record(**inputs)

@@ -1,9 +1,14 @@
-"""argparse types for the numbers every command takes: refused as the arguments are parsed, naming the option."""
+"""argparse types for the numbers and names commands take: refused as the arguments are parsed, naming the option."""
 
 from __future__ import annotations
 
 import argparse
 import math
+import re
+
+# A distribution's name as packaging's rules spell one (PEP 508): no version, no path, no extra.
+PACKAGE_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
+ALLOW_HELP = "a package submissions may import beside the standard library and corpus (repeatable)"
 
 
 def count(text: str) -> int:
@@ -37,3 +42,18 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError(f"{text}: expected 0 or more")
     return value
+
+
+def package_name(text: str) -> str:
+    """The name of a package (a distribution, as pip installs it: ``numpy``, ``scikit-learn``), nothing more."""
+    if not PACKAGE_NAME.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a package's name (numpy), without a version or a path")
+    return text
+
+
+def add_allow(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--allow PACKAGE`` (repeatable): a package submissions may import beside the standard library; ``what``
+    says what the command does with it."""
+    parser.add_argument(
+        "--allow", action="append", default=[], type=package_name, metavar="PACKAGE", help=f"{ALLOW_HELP}: {what}"
+    )

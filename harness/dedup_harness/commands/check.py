@@ -3,18 +3,21 @@
 PATH is a ``dedup.py`` or a folder holding one (by default ``./dedup.py``, else ``./corpus/dedup.py``).
 It runs as ``grade`` does (the reference's doc, hashing and filter beside the student's dedup.py;
 the same checks, scores, minimal failing cases and words) but in-process, with no sandbox: it is
-their own code on their own machine. Exit status 0 when every check passes, 1 when one does not,
-2 when there is nothing to check.
+their own code on their own machine. An import grade would refuse (anything but the standard
+library, ``corpus`` and the packages ``--allow`` names) is listed among the problems. Exit status
+0 when every check passes and grade would refuse nothing, 1 otherwise, 2 when there is nothing to check.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.check.plugin import plugin_args
+from dedup_harness.check.plugin import REFUSED_BY_GRADE, plugin_args
+from dedup_harness.commands.arguments import add_allow
 from dedup_harness.commands.grade import diagnoser
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.core.provenance import here
@@ -39,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", metavar="FILE", help="also write the report as JSON to FILE ('-' for stdout; see docs/reports.md)"
     )
+    add_allow(parser, "as grade's --allow; any other import is said, since grade refuses it")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
     with Outputs("check") as outputs:
         try:
             outputs.file("--json", args.json)
-            report = grade(path, GradingOptions(equal_weights(), diagnoser()), name=str(path), in_process=plugin_args)
+            own = functools.partial(plugin_args, allowed=args.allow)
+            report = grade(path, GradingOptions(equal_weights(), diagnoser()), name=str(path), in_process=own)
             if args.json:
                 outputs.put("--json", json_report.render([report], summarize([row(report, "1/1")])))
             outputs.commit()
@@ -61,4 +66,5 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"checked by {here().line()}", style="dim")
     if report.status is Status.HARNESS_ERROR:
         return 2
-    return 0 if report.score == report.max_score else 1
+    refused = any(REFUSED_BY_GRADE in problem for problem in report.problems)  # grade would give it nothing
+    return 0 if report.score == report.max_score and not refused else 1

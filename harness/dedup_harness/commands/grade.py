@@ -1,8 +1,10 @@
 """``dedup-harness grade PATH...``: grade submissions; one report each and a batch summary.
 
 Before any submission: the isolation tier is chosen (the strongest this machine offers, or
-``--tier``) and the preflight (``grade/preflight.py``) grades the reference and the canary through
-it and probes the isolation. A preflight that fails stops the run (exit 2) with its cause; a tier
+``--tier``), the packages the course allows (``--allow``) are copied for the workers
+(``grade/sandbox/packages.py``; one that cannot be is one line, exit 2), and the preflight
+(``grade/preflight.py``) grades the reference and the canary through it, probes the isolation and
+imports each allowed package in the worker. A preflight that fails stops the run (exit 2) with its cause; a tier
 that does not isolate the worker stops it too (exit 2, what is missing and how to get it), unless
 ``--unisolated`` accepts that, and then every report says so first. The batch then grades
 ``--jobs`` submissions at a time, or fewer where the machine has no room to keep them apart
@@ -15,13 +17,15 @@ grader failed on some submission, or the preflight did) or bad arguments.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.commands.arguments import count, seconds
+from dedup_harness.commands.arguments import add_allow, count, seconds
 from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
@@ -38,12 +42,15 @@ from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_r
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.sandbox import Limits, room
 from dedup_harness.grade.sandbox.interpreter import Interpreter, InterpreterError, ask
+from dedup_harness.grade.sandbox.packages import PackagesError, provided
 from dedup_harness.grade.sandbox.tiers import AUTO, SetupError, Tier, WorkerSetup, worker_setup
 from dedup_harness.grade.sandbox.users import worker_uid
 from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights, out_of
 
 HELP = "grade submissions (a dedup.py, or a folder holding one): reports, scores, a batch summary"
 HARNESS_ERROR = 2
+# What stops a run before any work, each in one line.
+BEFORE_ANY_WORK = (MissingExtra, WeightsError, ShardError, OutputError, SetupError, InterpreterError, PackagesError)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,6 +96,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the isolation tier (default: auto, the strongest this machine offers; see docs/isolation.md)",
     )
     parser.add_argument("--worker-python", metavar="PATH", help="the worker's interpreter (default: one is found)")
+    add_allow(parser, "copied, with what it requires, from this environment for every worker; the preflight imports it")
     parser.add_argument(
         "--unisolated",
         action="store_true",
@@ -100,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     missing = [p for p in args.paths if not Path(p).exists()]
     if missing:
         return fail("grade", f"no such file or folder: {', '.join(missing)}", HARNESS_ERROR)
-    with Outputs("grade") as outputs:
+    with Outputs("grade") as outputs, contextlib.ExitStack() as scratch:
         try:
             if args.html:
                 require("html", "--html")
@@ -108,7 +116,9 @@ def run(args: argparse.Namespace) -> int:
             shard = parse_shard(args.shard) if args.shard else ALL
             declare_outputs(outputs, args)
             setup = worker_setup(args.tier, checked_python(args.worker_python))
-        except (MissingExtra, WeightsError, ShardError, OutputError, SetupError, InterpreterError) as exc:
+            packages = scratch.enter_context(provided(args.allow, setup.interpreter.path))  # gone when the run ends
+            setup = dataclasses.replace(setup, packages=packages)
+        except BEFORE_ANY_WORK as exc:
             return fail("grade", exc, HARNESS_ERROR)
         chosen = shard.select(sorted(set(args.paths)))
         try:
@@ -170,6 +180,8 @@ def preflight_line(check: Preflight) -> str:
     right = sum(answer.right for answer in check.reference)
     wrong = sum(not answer.right for answer in check.canary)
     isolation = "does not hold" if check.leaks else "holds"
+    modules = check.setup.packages.modules if check.setup.packages and not check.failures else ()
+    isolation += f"; allowed, and imported in the worker: {', '.join(modules)}" if modules else ""
     version = check.protections.get("interpreter_version", "") or check.setup.interpreter.version
     return (
         f"preflight ({check.seconds:.2f} s): the {check.setup.tier} tier, worker {check.setup.interpreter.path} "

@@ -9,9 +9,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from dedup_harness.commands.arguments import add_allow
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.distribution.bundle_wheels import WheelsError
 from dedup_harness.distribution.gradescope_bundle import build
+from dedup_harness.grade.sandbox.packages import PackagesError
 from dedup_harness.grade.scoring import WeightsError, load_weights
 
 HELP = "write the Gradescope autograder bundle (setup.sh, run_autograder, the harness, the wheels it was tested with)"
@@ -26,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_python_version,
         help="the CPython the image will run, for the bundle's wheels (default: this one, the version tested)",
     )
+    add_allow(parser, "as grade's --allow; its wheel and those of what it requires come too, as installed here")
 
 
 def _python_version(text: str) -> str:
@@ -42,9 +45,9 @@ def run(args: argparse.Namespace) -> int:
             if args.weights:
                 load_weights(args.weights)  # refuse a bad file now, not on Gradescope
             print("gradescope-bundle: fetching the tested releases' wheels from pip's index", file=sys.stderr)
-            count = build(outputs.path("OUT.zip"), weights=args.weights, python=args.python)
+            count = build(outputs.path("OUT.zip"), weights=args.weights, python=args.python, allowed=args.allow)
             outputs.commit()
-        except (WeightsError, OutputError, OSError, LookupError, WheelsError) as exc:
+        except (WeightsError, OutputError, OSError, LookupError, WheelsError, PackagesError) as exc:
             return fail("gradescope-bundle", exc)
     print(
         f"wrote {args.out} ({count} files): upload it as the autograder of a Gradescope programming assignment",

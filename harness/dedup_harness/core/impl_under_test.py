@@ -1,4 +1,5 @@
-"""The implementation under test: the pytest plugin that declares ``--impl``, resolves it and names it, and the seam.
+"""The implementation under test: the pytest plugin that declares ``--impl``, resolves it and names it, and the
+stash key through which another plugin puts its own object in the module's place.
 
 The suite's ``impl`` fixture returns ``config.stash[IMPL_KEY]`` when a plugin has put an object there
 (the grader puts a proxy to an isolated worker); otherwise it imports ``corpus.dedup`` from the root

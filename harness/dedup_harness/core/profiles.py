@@ -27,7 +27,11 @@ PER_TEST_FIXTURES = HealthCheck.function_scoped_fixture
 
 
 def register() -> None:
-    settings.register_profile(DEV, deadline=None, max_examples=50, suppress_health_check=[PER_TEST_FIXTURES])
+    # "too slow" is off: the corpora are large by design, and on a busy machine (or a student's old
+    # laptop) that health check failed a check with no failing example at all.
+    settings.register_profile(
+        DEV, deadline=None, max_examples=50, suppress_health_check=[PER_TEST_FIXTURES, HealthCheck.too_slow]
+    )
     settings.register_profile(
         CI,
         deadline=None,

@@ -46,26 +46,34 @@ def runtime_requirements() -> list[str]:
 
 
 def installed_closure(python_version: str | None = None) -> list[tuple[str, str]]:
-    """(name, version) of every distribution the runtime requirements pull in, as installed here.
+    """(name, version) of every distribution the runtime requirements pull in, as installed here."""
+    return [(name, found.version) for name, found in closure(runtime_requirements(), PROJECT, python_version)]
+
+
+def closure(
+    requirements: list[str], wanted_by: str, python_version: str | None = None
+) -> list[tuple[str, importlib.metadata.Distribution]]:
+    """(canonical name, distribution) of everything ``requirements`` pull in, as installed here, sorted.
 
     A requirement's extras pull in what the distribution requires for them (textual asks for
     markdown-it-py[linkify]). ``python_version`` ("3.12") evaluates markers as that interpreter would,
-    for the same releases. A requirement that is not installed is a LookupError naming who asked for it.
+    for the same releases. A requirement that is not installed is a LookupError naming who asked for it
+    (``wanted_by`` for the first ones).
     """
     environment = {key: str(value) for key, value in default_environment().items()}
     if python_version is not None:
         environment.update(python_version=python_version, python_full_version=python_version + ".0")
-    found: dict[str, str] = {}
+    found: dict[str, importlib.metadata.Distribution] = {}
     expanded: set[tuple[str, str]] = set()  # (distribution, extra) whose requirements are pending or done
-    pending = [(r, PROJECT) for r in map(Requirement, runtime_requirements()) if _applies(r, environment, "")]
+    pending = [(r, wanted_by) for r in map(Requirement, requirements) if _applies(r, environment, "")]
     while pending:
-        requirement, wanted_by = pending.pop()
+        requirement, asker = pending.pop()
         name = canonicalize_name(requirement.name)
         try:
             distribution = importlib.metadata.distribution(requirement.name)
         except importlib.metadata.PackageNotFoundError:
-            raise LookupError(f"{requirement.name} (required by {wanted_by}) is not installed") from None
-        found[name] = distribution.version
+            raise LookupError(f"{requirement.name} (required by {asker}) is not installed") from None
+        found[name] = distribution
         for extra in sorted({"", *requirement.extras} - {e for n, e in expanded if n == name}):
             expanded.add((name, extra))
             needs = map(Requirement, distribution.requires or [])

@@ -101,6 +101,13 @@ def remove_tree(path: PathLike) -> Leftovers:
     return left
 
 
+def empty(folder: PathLike) -> None:
+    """Remove everything inside ``folder`` and keep the folder (what cannot go stays)."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(folder):
+            remove_tree(os.path.join(folder, name))
+
+
 def _remove(fd: int, name: str, where: Callable[[], str], left: Leftovers, *, folder: bool) -> None:
     """Unlink or rmdir ``name`` of ``fd``; a failure is counted (``where`` spells the path only then)."""
     try:

@@ -25,21 +25,12 @@ from pathlib import Path
 from types import TracebackType
 
 from dedup_harness.core import removal
+from dedup_harness.core.procfs import start_ticks
 
 PREFIX = "dedup-harness-"
 HYPOTHESIS_HOME_ENV = "HYPOTHESIS_STORAGE_DIRECTORY"  # where Hypothesis keeps its files (see hypothesis_home)
 _OWNED = re.compile(r"^\.?dedup-harness-[a-z]+-(?P<pid>\d+)\.(?P<start>\d+)-")
 _watched: set[Path] = set()  # folders beside the temp folder that this run made scratch in
-
-
-def start_ticks(pid: int) -> int | None:
-    """When process ``pid`` started (clock ticks since boot); None when it is gone or a zombie."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return None
-    fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (command) ": state is field 3 of the line
-    return None if fields[0] in ("Z", "X") else int(fields[19])
 
 
 @functools.cache

@@ -16,9 +16,10 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from types import FrameType
+from typing import Protocol, TypeVar
 
 ENDING = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
@@ -106,6 +107,29 @@ def track(pid: int, *, group: bool = True) -> None:
 def untrack(pid: int) -> None:
     """Process ``pid`` has ended (and been reaped): forget it."""
     _children.pop(pid, None)
+
+
+class _Started(Protocol):
+    """A started process: a subprocess.Popen, or a multiprocessing one (whose pid is None before it starts)."""
+
+    @property
+    def pid(self) -> int | None: ...
+
+
+P = TypeVar("P", bound=_Started)
+
+
+@contextlib.contextmanager
+def tracked(start: Callable[[], P]) -> Iterator[P]:
+    """A child process started and registered in one step no ending signal cuts in two (``deferred``), and
+    forgotten when the block ends (the block waits for it, or kills it)."""
+    with deferred():
+        process = start()
+        track(process.pid or 0)
+    try:
+        yield process
+    finally:
+        untrack(process.pid or 0)
 
 
 def _kill(pid: int, group: bool) -> None:

@@ -5,13 +5,16 @@ included: it carries exactly what was tested here (``bundle_wheels.py``): this h
 package with its ``_data``: the reference, the suite, the fixture, the mutants; built from a checkout
 or from an installed copy alike), the wheel of every release of the installed dependency set for
 the image's Python, ``requirements.lock`` with their hashes, and ``provenance.json`` (the harness's
-version, that Python, the releases and their digest). The two scripts live beside this module
-(``gradescope_scripts/``), each saying what it does: ``setup.sh`` gets that Python, bubblewrap where
-it can, installs the wheels without an index where the worker's uid cannot read them, checks the
-installed set against the digest and grades the bundled reference once (a setup that cannot grade
-fails the build, never a student's grade); ``run_autograder`` grades ``$ROOT/submission`` into
-``$ROOT/results/results.json`` (``ROOT`` is ``/autograder`` unless ``DEDUP_HARNESS_AUTOGRADER_ROOT``
-says otherwise, which is how the tests run it). The zip's entries are sorted, with fixed timestamps.
+version, that Python, the releases and their digest). With ``--allow``, the packages a course allows
+come too, pinned like the rest (the releases installed here, and what they require), and
+``allowed.txt`` names them, one a line, for both scripts to pass to ``grade --allow``. The two
+scripts live beside this module (``gradescope_scripts/``), each saying what it does: ``setup.sh``
+gets that Python, bubblewrap where it can, installs the wheels without an index where the worker's
+uid cannot read them, checks the installed set against the digest and grades the bundled reference
+once (a setup that cannot grade fails the build, never a student's grade); ``run_autograder``
+grades ``$ROOT/submission`` into ``$ROOT/results/results.json`` (``ROOT`` is ``/autograder`` unless
+``DEDUP_HARNESS_AUTOGRADER_ROOT`` says otherwise, which is how the tests run it). The zip's entries
+are sorted, with fixed timestamps.
 """
 
 from __future__ import annotations
@@ -22,14 +25,17 @@ import stat
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+
+from packaging.utils import canonicalize_name
 
 from dedup_harness import __version__
 from dedup_harness.core import scratch_dirs
 from dedup_harness.core.paths import DATA_FOLDERS, DATA_ROOT, PACKAGE_DIR
 from dedup_harness.core.provenance import provenance, runtime_requirements
 from dedup_harness.distribution import bundle_wheels
+from dedup_harness.grade.sandbox.packages import gathered, release
 
 SOURCE = "dedup-harness"  # the harness's source tree, staged to build its wheel
 WHEELS = "wheels"  # the folder in the zip holding every wheel setup.sh installs
@@ -37,6 +43,7 @@ STAMP = (1980, 1, 1, 0, 0, 0)
 SKIP = {"__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 
 SCRIPTS = Path(__file__).with_name("gradescope_scripts")  # setup.sh and run_autograder, as shipped
+ALLOWED = "allowed.txt"  # the packages submissions may import, one a line (read by both scripts)
 
 
 def pyproject() -> str:
@@ -73,14 +80,17 @@ def python_now() -> str:
     return f"{sys.version_info.major}.{sys.version_info.minor}"
 
 
-def build(out: Path, *, weights: Path | None = None, python: str | None = None) -> int:
-    """Write the bundle to ``out`` for CPython ``python`` (this one's by default); returns its file count."""
+def build(out: Path, *, weights: Path | None = None, python: str | None = None, allowed: Sequence[str] = ()) -> int:
+    """Write the bundle to ``out`` for CPython ``python`` (this one's by default), with the packages ``allowed``;
+    returns its file count."""
     python = python or python_now()
     tested = provenance(python)  # a dependency that is not installed here is a LookupError
+    names = sorted({str(canonicalize_name(name)) for name in allowed})
+    extra = [release(distribution) for distribution in gathered(names, python)] if names else []
     with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("bundle")) as scratch:
         source, wheels = Path(scratch) / SOURCE, Path(scratch) / WHEELS
         stage_source(source)
-        bundle_wheels.gather(tested.dependencies, python, source, wheels)
+        bundle_wheels.gather(tuple(sorted({*tested.dependencies, *extra})), python, source, wheels)
         entries: list[tuple[str, bytes, bool]] = [
             ("setup.sh", (SCRIPTS / "setup.sh").read_bytes(), True),
             ("run_autograder", (SCRIPTS / "run_autograder").read_bytes(), True),
@@ -90,6 +100,8 @@ def build(out: Path, *, weights: Path | None = None, python: str | None = None) 
         entries += [(f"{WHEELS}/{w.name}", w.read_bytes(), False) for w in sorted(wheels.glob("*.whl"))]
     if weights is not None:
         entries.append(("weights.toml", weights.read_bytes(), False))
+    if names:
+        entries.append((ALLOWED, "".join(f"{name}\n" for name in names).encode(), False))
     _write_zip(out, entries)
     return len(entries)
 

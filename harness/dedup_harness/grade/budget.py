@@ -63,6 +63,7 @@ class Budget:
         self.used_seconds = 0.0
         self.call_bytes = 0
         self.check_bytes = 0
+        self.received_bytes = 0  # over the whole grade: what the grading benchmark reports as channel traffic
         self.depth = 0  # calls open: only the outermost starts a new count
         self.overdrawn: Overdrawn | None = None  # the cap this check went over, if it did
 
@@ -85,6 +86,7 @@ class Budget:
         """Count ``size`` bytes received; the cap they go over, if any (then the check stays over)."""
         self.call_bytes += size
         self.check_bytes += size
+        self.received_bytes += size
         if self.check_bytes > CHECK_BYTES:
             self.overdrawn = Overdrawn(CHECK_BYTES, "during one check")
         elif self.call_bytes > CALL_BYTES:

@@ -4,6 +4,11 @@ A ``WorkerFault`` is a ``BaseException``: no check catches it, and Hypothesis do
 replay it. The submission's own exceptions come back as one of a short list of builtin types
 (``wire.MAPPED``, rebuilt by ``wire.rebuilt``), with their message. Every fault, and every attempt
 the worker refused, is an ``Event`` in the report: its kind, then one line in plain words.
+
+The log also keeps, per check, the categories of the rules (``worker/categories.py``) its worker's
+refusals met: those refused while the check ran, else those its worker was refused before it. A
+worker serves check after check, and the kernel's listener and the audit hook each say a refusal
+once per worker: a pool refused in the first check is refused again, unreported, in every later one.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 import signal
 from dataclasses import dataclass
 
+from dedup_harness.grade.worker.categories import CATEGORIES, NONE
 from dedup_harness.grade.worker.wire import MAX_ATTEMPTS
 
 
@@ -45,6 +51,9 @@ class SubmissionBroken(WorkerFault):
     kind = "import"
 
 
+IMPORT_FAILED = "the submission could not be imported"  # then ": " and the error the import raised
+
+
 class OutputTooLarge(WorkerFault):
     """The submission sent the grader more bytes than a message, a call or a check may (``budget``)."""
 
@@ -76,8 +85,30 @@ class EventLog:
         self.events: list[Event] = []
         self.check = "(before the checks)"
         self.unlisted = {"refused": 0, "attempt": 0}  # refusals and notes past MAX_ATTEMPTS: counted, not listed
+        self.worker_refused: set[str] = set()  # the categories the running worker was refused so far
+        self.during: dict[str, set[str]] = {}  # by check: those refused while it ran
+        self.before: dict[str, set[str]] = {}  # by check: those its worker was refused before it began
 
-    def record(self, kind: str, detail: str) -> None:
+    def begin(self, check: str) -> None:
+        """``check`` starts (a parametrized check once per case): its events are filed under it."""
+        self.check = check
+        self.before.setdefault(check, set()).update(self.worker_refused)
+
+    def new_worker(self) -> None:
+        """A new incarnation of the worker starts: it has been refused nothing yet."""
+        self.worker_refused = set()
+
+    def refused(self) -> dict[str, list[str]]:
+        """By check, the categories of the rules its worker's refusals met (see the module's docstring)."""
+        checks = self.before.keys() | self.during.keys()
+        found = {check: self.during.get(check) or self.before.get(check, set()) for check in checks}
+        return {check: [c for c in CATEGORIES if c in categories] for check, categories in found.items() if categories}
+
+    def record(self, kind: str, detail: str, *, category: str = NONE) -> None:
+        """An event of the running check; a refusal's ``category`` is kept even when its words are said already."""
+        if category != NONE:
+            self.worker_refused.add(category)
+            self.during.setdefault(self.check, set()).add(category)
         event = Event(self.check, kind, detail)
         if kind in ONCE_PER_SUBMISSION and any(e.kind == kind and e.detail == detail for e in self.events):
             return

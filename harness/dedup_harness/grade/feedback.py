@@ -1,5 +1,7 @@
 """Feedback on one check in plain words: what it asserts, what went wrong, the smallest failing input.
 
+A check that crashed on something the grader refuses says so first (``refused_words``).
+
 The words come from the check's own assertion messages (the suite writes them for people), without
 pytest's introspection of the values, and from the notes Hypothesis attaches to a shrunk example.
 Everything run-specific (scratch paths, memory addresses) is scrubbed so that grading the same
@@ -15,6 +17,7 @@ from typing import Any
 
 from dedup_harness.core.checks import BY_NAME
 from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade import refused_words
 from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.minimize.text import case_text, same_case_text
@@ -46,10 +49,16 @@ class CheckFeedback:
     problems: tuple[str, ...]  # one line per failing case (at most CASES_SHOWN, then a count)
     smallest_input: str  # Hypothesis's shrunk example, when the check found one
     minimal_case: MinimalCase | None = None  # the smallest input that still fails it, with both answers
+    refused: tuple[str, ...] = ()  # what the grader refused that it crashed on, one sentence each: said first
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """What went wrong, a line each: the refusals first, then the problems."""
+        return self.refused + self.problems
 
     def text(self, *, same_case_as: int | None = None) -> str:
         """The feedback in words; ``same_case_as`` names the earlier check whose minimal case is this one's."""
-        lines = [f"This check asserts: {self.asserts}."]
+        lines = [*self.refused, f"This check asserts: {self.asserts}."]
         lines += self.problems
         if self.minimal_case is not None:
             lines.append(same_case_text(same_case_as) if same_case_as else case_text(self.minimal_case))
@@ -70,8 +79,10 @@ def check_feedback(
     *,
     events: Iterable[str] = (),
     minimal_case: MinimalCase | None = None,
+    refused: Sequence[str] = (),
 ) -> CheckFeedback | None:
-    """Feedback for a check that lost its points; None when it passed."""
+    """Feedback for a check that lost its points; None when it passed. ``refused``: the categories of the rules
+    its worker's refusals met (``faults.EventLog.refused``)."""
     if outcome is Outcome.PASSED:
         return None
     bad = [case for case in cases if case.get("outcome") != Outcome.PASSED]
@@ -83,7 +94,8 @@ def check_feedback(
     if not problems:
         problems = [_no_cases(outcome)]
     example = next((case["falsifying"] for case in bad if case.get("falsifying")), "")
-    return CheckFeedback(asserts(name), tuple(problems), smallest_input(example), minimal_case)
+    said = refused_words.sentences(refused, bad)
+    return CheckFeedback(asserts(name), tuple(problems), smallest_input(example), minimal_case, said)
 
 
 def asserts(name: str) -> str:

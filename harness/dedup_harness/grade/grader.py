@@ -140,6 +140,7 @@ def from_sidecar(
         minimal_cases=data.get("minimal_cases", {}),
         matches=data.get("matches", {}),
         attempts=attempts,
+        refused=data.get("refused", {}),
     )
 
 
@@ -155,9 +156,11 @@ def from_result(
     minimal_cases: Mapping[str, MinimalCase] | None = None,
     matches: Mapping[str, Sequence[str]] | None = None,
     attempts: Sequence[str] = (),
+    refused: Mapping[str, Sequence[str]] | None = None,
 ) -> GradeReport:
-    """The report for a finished suite run."""
-    events, minimal_cases = events or {}, minimal_cases or {}
+    """The report for a finished suite run; ``refused`` gives, by check, the categories of the rules its
+    worker's refusals met (``faults.EventLog.refused``)."""
+    events, minimal_cases, refused = events or {}, minimal_cases or {}, refused or {}
     error = harness_error(result)
     if error:
         return unrunnable(label, options, problems, harness_error=scrub(error))
@@ -174,6 +177,7 @@ def from_result(
                 result.cases.get(name, []),
                 events=events.get(name, []),
                 minimal_case=minimal_cases.get(name),
+                refused=refused.get(name, ()),
             ),
             seconds=result.check_seconds(name),
         )
@@ -199,8 +203,9 @@ def from_result(
 
 def unjudged(report: GradeReport) -> str:
     """The headline when no check failed by an assertion and some crashed or hung (else empty), as the
-    table shows it: "crashed before any check could judge it" only when no check passed; otherwise how
-    many passed and how many crashed or hung. Either way with the first error."""
+    table shows it: "every check crashed" when none passed (each check ran and crashed: the import was
+    fine, or it would be a problem line); otherwise how many passed and how many crashed or hung.
+    Either way with the first error."""
     lost = [c for c in report.checks if c.outcome is not Outcome.PASSED]
     if not lost or report.failed():
         return ""
@@ -210,8 +215,8 @@ def unjudged(report: GradeReport) -> str:
     hung = len(lost) - crashed
     passed = len(report.checks) - len(lost)
     if not passed:
-        how = "crashed" if crashed else "hung"
-        return f"{how} before any check could judge it" + (f"; the first error: {first}" if first else "")
+        how = "crashed" if not hung else "hung" if not crashed else f"crashed ({crashed}) or hung ({hung})"
+        return f"every check {how}" + (f"; the first error: {first}" if first else "")
     if not hung and first:
         return f"{_checks(passed)} passed; {crashed} crashed with {first}"
     counts = " and ".join(f"{n} {how}" for n, how in ((crashed, "crashed"), (hung, "hung")) if n)

@@ -10,6 +10,9 @@ with nothing; and as the words come from the call's registers, not from the work
 submission cannot change them after the fact. Its filter also refuses seccomp(2) and
 prctl(PR_SET_SECCOMP): no filter of the submission's own can take precedence and answer first.
 
+Each refusal is kept with its category (``worker/categories.py``): which of the grader's rules the
+call met, decided from the call and its arguments as the kernel gave them, for the feedback's words.
+
 What the kernel reports here is seccomp's part only (sockets, processes, signals to others, ptrace,
 mounts...). What Landlock and the namespaces refuse (files outside the worker's folders) reaches no
 listener: those attempts come from the worker's own audit hook, which the submission can silence.
@@ -29,8 +32,9 @@ import select
 import socket
 import struct
 import threading
+from typing import NamedTuple
 
-from dedup_harness.grade.worker import arches, seccomp
+from dedup_harness.grade.worker import arches, categories, seccomp
 
 # struct seccomp_notif (id, pid, flags, then struct seccomp_data: nr, arch, instruction pointer, six
 # arguments) and struct seccomp_notif_resp (id, val, error, flags); their ioctls are _IOWR('!', n, size).
@@ -54,6 +58,12 @@ ARGUMENT_REASONS = {
     **dict.fromkeys(("mknod", "mknodat"), "device nodes"),
     **dict.fromkeys(SIGNAL_CALLS, "signals to other processes"),
 }
+CATEGORY_OF_GROUP = {"network": categories.NETWORK, "new programs and processes": categories.PROCESSES}
+
+
+class Refusal(NamedTuple):
+    words: str  # what the call was and why it is refused, in one line
+    category: str  # the rule it met (``categories``), or categories.NONE
 
 
 def _signed(value: int) -> int:
@@ -76,17 +86,39 @@ def _call(name: str, args: tuple[int, ...]) -> str:
     return f"{name}()"
 
 
+def _arch(nr: int, audit_arch: int) -> arches.Arch | None:
+    """The architecture of a call this machine's tables name (None: another architecture's, or an x32 call)."""
+    arch = next((a for a in arches.ARCHES.values() if a.audit_arch == audit_arch), None)
+    return None if arch is None or (arch.has_x32 and nr & arches.X32_SYSCALL_BIT) else arch
+
+
+def _name(arch: arches.Arch, nr: int) -> str:
+    return next((n for n, number in arch.syscalls.items() if number == nr), f"system call {nr}")
+
+
 def describe(nr: int, audit_arch: int, args: tuple[int, ...]) -> str:
     """What one refused call was, and why it is refused, in one line."""
-    arch = next((a for a in arches.ARCHES.values() if a.audit_arch == audit_arch), None)
+    arch = _arch(nr, audit_arch)
+    if arch is None and any(a.audit_arch == audit_arch for a in arches.ARCHES.values()):
+        return f"the kernel refused an x32 system call (number {nr & ~arches.X32_SYSCALL_BIT})"
     if arch is None:
         return f"the kernel refused a system call of another architecture (number {nr}, audit arch {audit_arch:#x})"
-    if arch.has_x32 and nr & arches.X32_SYSCALL_BIT:
-        return f"the kernel refused an x32 system call (number {nr & ~arches.X32_SYSCALL_BIT})"
-    name = next((n for n, number in arch.syscalls.items() if number == nr), f"system call {nr}")
+    name = _name(arch, nr)
     reason = next((group for group, names in seccomp.DENIED.items() if name in names), None)
     reason = reason or ARGUMENT_REASONS.get(name, "refused by the filter")
     return f"the kernel refused {_call(name, args)}: {reason} (seccomp)"
+
+
+def category(nr: int, audit_arch: int, args: tuple[int, ...]) -> str:
+    """The rule one refused call met (``categories``): a new process, a socket, a signal to another process."""
+    arch = _arch(nr, audit_arch)
+    name = _name(arch, nr) if arch is not None else ""
+    if name in SIGNAL_CALLS:
+        return categories.SIGNALS
+    if name == "clone":  # as ``_call`` says it: a new process, or a thread into new namespaces
+        return categories.PROCESSES if not args[0] & seccomp.CLONE_THREAD else categories.NONE
+    group = next((group for group, names in seccomp.DENIED.items() if name in names), "")
+    return CATEGORY_OF_GROUP.get(group, categories.NONE)
 
 
 class KernelRefusals:
@@ -97,7 +129,7 @@ class KernelRefusals:
         self.lock = threading.Lock()
         self.decided = threading.Event()
         self.listener: int | None = None
-        self.found: list[str] = []  # every different refusal's words, in order, at most KEPT
+        self.found: list[Refusal] = []  # every different refusal, in order, at most KEPT
         self.taken = 0  # how many of ``found`` ``take`` has handed out
         self.stop_read, self.stop_write = os.pipe()
         self.thread = threading.Thread(target=self._run, name="kernel-refusals", daemon=True)
@@ -108,7 +140,7 @@ class KernelRefusals:
         self.decided.wait(timeout)
         return self.listener is not None
 
-    def take(self) -> list[str]:
+    def take(self) -> list[Refusal]:
         """The refusals recorded since the last call."""
         with self.lock:
             new, self.taken = self.found[self.taken :], len(self.found)
@@ -179,15 +211,15 @@ class KernelRefusals:
         with contextlib.suppress(OSError):  # it is gone already: the call was refused all the same
             fcntl.ioctl(listener, NOTIF_SEND, RESPONSE.pack(ident, 0, -errno.EPERM, 0))
         try:
-            words = describe(nr, audit_arch, tuple(args))
+            refusal = Refusal(describe(nr, audit_arch, tuple(args)), category(nr, audit_arch, tuple(args)))
         except Exception:  # never let a description end the thread that answers: calls would wait on it
-            words = f"the kernel refused system call {nr} (seccomp)"
-        self._record(words)
+            refusal = Refusal(f"the kernel refused system call {nr} (seccomp)", categories.NONE)
+        self._record(refusal)
 
-    def _record(self, words: str) -> None:
+    def _record(self, refusal: Refusal) -> None:
         with self.lock:
-            if words not in self.found and len(self.found) < KEPT:
-                self.found.append(words)
+            if refusal not in self.found and len(self.found) < KEPT:
+                self.found.append(refusal)
 
 
 def _link(fd: int) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 
 from dedup_harness.grade.budget import ONE_MESSAGE, Budget
 from dedup_harness.grade.faults import EventLog
+from dedup_harness.grade.worker import audit
 from dedup_harness.grade.worker import messages as m
 from dedup_harness.grade.worker.channel import (
     ChannelClosed,
@@ -87,7 +88,8 @@ class Link:
             self.life.take_refusals()
             if message[m.KIND] != m.ATTEMPT:
                 return message
-            self.events.record("attempt", message[m.TEXT][:NOTICE_CHARACTERS])
+            note = message[m.TEXT][:NOTICE_CHARACTERS]
+            self.events.record("attempt", note, category=audit.category_of(note))
 
     def _read(self, desc: str, deadline: float, ran_out: bool, kinds: frozenset[str]) -> dict[str, Any]:
         """One message, its bytes charged before it is read as JSON."""

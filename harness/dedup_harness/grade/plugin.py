@@ -15,10 +15,13 @@ session ends writes FILE:
       ],
       "events": [                    # what the worker did, by check ("(before the checks)" etc.)
         {"check": "test_...", "kind": "timeout|crash|exit|memory|disk|protocol|output too large|
-                                       import|missing|attempt|threads|output", "detail": "..."}
+                                       import|missing|refused|attempt|threads|output", "detail": "..."}
       ],
+      "refused": {"test_...": ["processes", ...]},
+                                     # by check, the categories of the rules its worker's refusals met
+                                     #   (faults.EventLog.refused)
       "student_output": "...",       # the submission's stdout+stderr, truncated
-      "worker": {"uid": 1012345, "starts": 2, "start_seconds": [...], "used_seconds": 1.9},
+      "worker": {"uid": 1012345, "starts": 2, "start_seconds": [...], "used_seconds": 1.9, "received_bytes": 4700000},
       "grader": {"peak_bytes": 181403648}
                                      # (what changes from run to run: keep both out of reports)
     }
@@ -48,15 +51,16 @@ from typing import Any
 import pytest
 
 from dedup_harness.core.impl_under_test import IMPL_KEY
-from dedup_harness.core.memory_probe import MEMORY_PROBE_KEY
+from dedup_harness.core.memory_gauge import MEMORY_GAUGE_KEY
+from dedup_harness.core.procfs import memory_bytes
 from dedup_harness.grade.budget import COLLECT_AFTER
 from dedup_harness.grade.faults import WorkerFault
 from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.sandbox.tiers import AUTO, Tier, WorkerSetup, worker_setup
 from dedup_harness.grade.signature import static_problems
-from dedup_harness.grade.submission import Problem, compile_problems
-from dedup_harness.grade.worker_memory import WorkerMemory, status_bytes
+from dedup_harness.grade.submission import Problem, compile_problems, import_problems
+from dedup_harness.grade.worker_memory import WorkerMemory
 
 PLUGIN = __name__
 SUBMISSION_OPTION = "--submission"
@@ -149,14 +153,16 @@ class Grading:
             "protections": self.sandbox.protections.as_dict(),
             "static": [asdict(p) for p in self.static],
             "events": [asdict(e) for e in self.proxy.events],
+            "refused": self.proxy.log.refused(),
             "student_output": self.sandbox.output(),
             "worker": {
                 "uid": self.sandbox.uid if self.sandbox.uid is not None else os.getuid(),
                 "starts": self.proxy.starts,
                 "start_seconds": [round(s, 4) for s in self.proxy.start_seconds],
                 "used_seconds": round(self.proxy.used_seconds, 3),
+                "received_bytes": self.proxy.budget.received_bytes,
             },
-            "grader": {"peak_bytes": status_bytes(os.getpid(), "VmHWM")},
+            "grader": {"peak_bytes": memory_bytes("self", "VmHWM")},
         }
         self.sandbox.close()
         if self.output_path is not None:
@@ -165,10 +171,16 @@ class Grading:
 
 
 def start_problems(proxy: SubmissionProxy, root: Path) -> list[Problem]:
-    """Compile, import in the worker, and compare names and signatures with the stub."""
-    problems = compile_problems((root / "corpus" / "dedup.py").read_text(encoding="utf-8"))
+    """Compile, check what it imports, import in the worker, and compare names and signatures with the stub."""
+    source = (root / "corpus" / "dedup.py").read_text(encoding="utf-8")
+    problems = compile_problems(source)
     if problems:
         proxy.broken = f"the submission does not compile: {problems[0].message}"
+        return problems
+    packages = proxy.sandbox.setup.packages
+    problems = import_problems(source, packages.modules if packages else ())
+    if problems:  # refused before any of it runs, in every tier alike
+        proxy.broken = problems[0].message
         return problems
     with contextlib.suppress(WorkerFault):  # a broken import is recorded on the proxy
         proxy.start()  # the import happens in the worker
@@ -196,7 +208,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.option.basetemp = str(sandbox.shared / "pytest")
     proxy = SubmissionProxy(sandbox, doc_type=_doc_type)
     config.stash[IMPL_KEY] = proxy
-    config.stash[MEMORY_PROBE_KEY] = lambda: WorkerMemory(proxy)  # the worker's memory, read from outside
+    config.stash[MEMORY_GAUGE_KEY] = lambda: WorkerMemory(proxy)  # the worker's memory, read from outside
     output = config.getoption("grading_json")
     grading = Grading(proxy, sandbox, Path(output) if output else None, [])
     config.pluginmanager.register(grading, "dedup-harness-grading")

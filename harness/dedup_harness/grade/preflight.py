@@ -10,7 +10,8 @@ The reference must get every one right and the canary every one wrong.
 
 Then, in the reference's worker, the isolation probe (``worker/probe.py``): reading the harness's
 own files, TCP and UDP to listeners on 127.0.0.1, a signal to the grader. What gets through is a
-leak: ``grade`` refuses to run submissions unless told ``--unisolated``.
+leak: ``grade`` refuses to run submissions unless told ``--unisolated``. The same worker imports each
+package the course allows (``--allow``): one that does not import there stops the run with its cause.
 """
 
 from __future__ import annotations
@@ -140,10 +141,20 @@ def known_answers(proxy: SubmissionProxy, spool_dir: Path, doc_type: type) -> li
     ]
 
 
-def probe_request(listeners: Listeners) -> dict[str, Any]:
-    """Read the reference and the harness, reach the listeners, signal the grader."""
+def probe_request(listeners: Listeners, setup: WorkerSetup) -> dict[str, Any]:
+    """Read the reference and the harness, reach the listeners, signal the grader; import the allowed packages."""
     private = [REFERENCE_SOURCE.resolve(), (PACKAGE_DIR / "__init__.py").resolve()]
-    return {"read": [str(path) for path in private], **listeners.ports(), "signal": os.getpid()}
+    modules = list(setup.packages.modules) if setup.packages else []
+    return {"read": [str(path) for path in private], **listeners.ports(), "signal": os.getpid(), "import": modules}
+
+
+def not_imported(results: dict[str, str]) -> list[str]:
+    """Each allowed package the worker could not import, with what stopped it."""
+    return [
+        f"the allowed package {key.removeprefix('import ')} does not import in the worker: {result}"
+        for key, result in results.items()
+        if key.startswith("import ") and result != "ok"
+    ]
 
 
 def reached(streams: list[bytes], datagrams: list[bytes]) -> list[str]:
@@ -238,7 +249,7 @@ def preflight(setup: WorkerSetup) -> Preflight:
     doc_type = load("corpus.doc").Doc
     listeners = Listeners()
     try:
-        ours, theirs = graded_apart(setup, doc_type, probe_request(listeners))
+        ours, theirs = graded_apart(setup, doc_type, probe_request(listeners, setup))
     finally:
         got_through = reached(*listeners.received())
     result = Preflight(setup, ours.answers, theirs.answers, ours.probe, protections=ours.protections)
@@ -247,6 +258,7 @@ def preflight(setup: WorkerSetup) -> Preflight:
         f"the reference's dedup.py answered wrong: {a.question} (got {a.got})" for a in ours.answers if not a.right
     ]
     result.failures += [f"the canary (always wrong) answered right: {a.question}" for a in theirs.answers if a.right]
+    result.failures += not_imported(ours.probe)
     if not result.failures:
         result.leaks = leaks(ours.probe, got_through)
     if setup.tier is Tier.NONE:

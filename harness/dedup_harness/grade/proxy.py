@@ -22,6 +22,7 @@ from typing import Any
 from dedup_harness.grade.budget import Budget
 from dedup_harness.grade.exchange import Exchange, Lent, Reply
 from dedup_harness.grade.faults import (
+    IMPORT_FAILED,
     Event,
     EventLog,
     OutputTooLarge,
@@ -64,7 +65,7 @@ class SubmissionProxy:
 
     @current_check.setter
     def current_check(self, name: str) -> None:
-        self.log.check = name
+        self.log.begin(name)
         self.budget.new_check()
 
     @property
@@ -174,8 +175,8 @@ class SubmissionProxy:
     def worker_pid(self) -> int | None:
         """The running worker's outermost process (bubblewrap's or unshare's, in those tiers), or None.
 
-        It never starts one: the memory probe asks after a block, and a worker that died in it must not
-        be replaced (a start costs the submission's time and could raise out of the probe).
+        It never starts one: the memory gauge asks after a block, and a worker that died in it must not
+        be replaced (a start costs the submission's time and could raise out of the gauge).
         """
         return self.life.pid()
 
@@ -202,7 +203,7 @@ class SubmissionProxy:
         if first[m.KIND] == m.IMPORT_ERROR:
             self.import_error = first[m.ERROR]
             error = rebuilt(self.import_error)
-            self.broken = f"the submission could not be imported: {type(error).__name__}: {error}"
+            self.broken = f"{IMPORT_FAILED}: {type(error).__name__}: {error}"
             self.log.record("import", self.broken)
             self.life.stop()
             raise SubmissionBroken(self.broken)

@@ -5,15 +5,18 @@ subfolder that does: a student who zipped their project folder) and builds
 ``scratch_dir/root``: a copy of the reference root with the student's ``dedup.py`` in place of the
 reference's. A submission that cannot be graded at all (no such path, no dedup.py, too big, not
 UTF-8, a symbolic link) raises ``SubmissionError`` with a plain message. A file that does not compile
-is still prepared: its problem is listed, and every check then fails on the import.
+is still prepared: its problem is listed, and every check then fails on the import. So is one that
+imports a module the course does not allow (``import_problems``; the rule: ``worker/imports.py``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dedup_harness.core.impl_roots import reference_without_dedup
+from dedup_harness.grade.worker import imports
 
 MAX_BYTES = 1 << 20
 
@@ -24,7 +27,8 @@ class SubmissionError(Exception):
 
 @dataclass(frozen=True)
 class Problem:
-    kind: str  # "syntax", "import", "missing", "signature"
+    kind: str  # "syntax", "import" (it cannot be imported, or imports what the course does not allow), "missing",
+    # "signature"
     message: str
 
 
@@ -93,3 +97,12 @@ def compile_problems(source: str) -> list[Problem]:
     except ValueError as error:  # e.g. a null byte in the source
         return [Problem("syntax", f"dedup.py cannot be compiled: {error}")]
     return []
+
+
+def import_problems(source: str, allowed: Collection[str], *, then: str = "") -> list[Problem]:
+    """One line for each module ``source`` imports that the course does not allow (``allowed``: the modules
+    of the packages it does), at its first import; ``then`` is said after each."""
+    return [
+        Problem("import", f"dedup.py line {each.line} {imports.words(each.top)}{then}")
+        for each in imports.refused_imports(source, allowed)
+    ]

@@ -57,6 +57,7 @@ class WorkerLife:
         self.process = self.sandbox.start()
         self.channel = Channel(self.process.reply_fd, self.process.request_fd, longest=MAX_MESSAGE)
         self.incarnation += 1
+        self.events.new_worker()
         self.started = time.monotonic()
         return self.channel
 
@@ -79,8 +80,8 @@ class WorkerLife:
         """What the worker's filter refused so far, as the kernel told the grader: events the submission
         cannot stop or forge."""
         if self.process is not None:
-            for words in self.process.refusals.take():
-                self.events.record("refused", words)
+            for refusal in self.process.refusals.take():
+                self.events.record("refused", refusal.words, category=refusal.category)
 
     def exit_status(self, wait: float) -> int | None:
         """The incarnation's exit status if it ends within ``wait`` seconds (else None); it is stopped either way."""

@@ -1,4 +1,4 @@
-"""The grader's memory probe: how much the isolated worker's resident memory grew during a block.
+"""The grader's memory gauge: how much the isolated worker's resident memory grew during a block.
 
 The check that tells a spooling stage from one holding the documents asks for a stage's peak memory.
 In the grader the stage runs in the worker, where the submission could tamper with any measurement
@@ -19,43 +19,17 @@ A peak that cannot be reset or read (the worker made itself undumpable, or died)
 
 from __future__ import annotations
 
-import contextlib
-from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
+
+from dedup_harness.core.procfs import descendants, memory_bytes
 
 if TYPE_CHECKING:
     from dedup_harness.grade.proxy import SubmissionProxy
 
 
-def process_tree(root: int) -> list[int]:
-    """``root`` and every live process descended from it (through bubblewrap's or unshare's helpers)."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError, ValueError, IndexError):
-            # The command name in parentheses may hold spaces: the fields after its last ")" are plain.
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    tree, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        tree.append(pid)
-        todo += children.get(pid, [])
-    return sorted(tree)
-
-
-def status_bytes(pid: int, field: str) -> int | None:
-    """A memory field of /proc/PID/status (VmRSS, VmHWM) in bytes, or None once the process is gone."""
-    try:
-        lines = Path(f"/proc/{pid}/status").read_text().splitlines()
-    except OSError:
-        return None
-    value = next((line.split()[1] for line in lines if line.startswith(f"{field}:")), None)
-    return int(value) * 1024 if value is not None else None
-
-
 def total(pids: list[int], field: str) -> int | None:
-    values = [status_bytes(pid, field) for pid in pids]
+    values = [memory_bytes(pid, field) for pid in pids]
     return None if any(v is None for v in values) else sum(v for v in values if v is not None)
 
 
@@ -74,7 +48,7 @@ def reset_peaks(pids: list[int]) -> bool:
 
 
 class WorkerMemory:
-    """One block's measurement (``core.memory_probe.MemoryProbe``): a fresh worker, its peak reset right
+    """One block's measurement (``core.memory_gauge.MemoryGauge``): a fresh worker, its peak reset right
     before the block, read right after it."""
 
     def __init__(self, proxy: SubmissionProxy) -> None:
@@ -100,4 +74,4 @@ class WorkerMemory:
 
     def _pids(self) -> list[int]:
         root = self.proxy.worker_pid()
-        return process_tree(root) if root is not None else []
+        return descendants(root) if root is not None else []

@@ -57,37 +57,40 @@ def tail(text: str, lines: int = 40) -> str:
 
 def run_mutmut(scratch: Path, *, max_children: int, progress: OnProgress) -> None:
     """``mutmut run``, its status line turned into progress events."""
-    with signals.deferred():
-        process = subprocess.Popen(
-            [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)],
-            cwd=scratch,
-            env=child_env(scratch),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        signals.track(process.pid)  # a signal kills mutmut and every mutant run it forked
-    assert process.stdout is not None
-    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    start = lambda: subprocess.Popen(  # noqa: E731
+        [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)],
+        cwd=scratch,
+        env=child_env(scratch),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
     seen: list[str] = []
-    pending = ""
-    try:
-        while chunk := os.read(process.stdout.fileno(), 1 << 14):
-            pending += decoder.decode(chunk)
-            *lines, pending = re.split(r"[\r\n]", pending)
-            for line in lines:
-                if line.strip():
-                    seen.append(line)
-                    del seen[:-200]
-                    report_progress(line, progress)
-    except BaseException:
-        os.killpg(process.pid, signal.SIGKILL)
-        raise
-    finally:
-        process.wait()
-        signals.untrack(process.pid)
+    with signals.tracked(start) as process:  # a signal kills mutmut and every mutant run it forked
+        try:
+            _follow(process, seen, progress)
+        except BaseException:
+            os.killpg(process.pid, signal.SIGKILL)
+            raise
+        finally:
+            process.wait()
     if process.returncode != 0:
         raise MutationError(f"`mutmut run` exited {process.returncode}:\n{tail(chr(10).join(seen))}")
+
+
+def _follow(process: subprocess.Popen[bytes], seen: list[str], progress: OnProgress) -> None:
+    """Read mutmut's output as it comes: its last 200 lines kept, each shown as progress."""
+    assert process.stdout is not None
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    pending = ""
+    while chunk := os.read(process.stdout.fileno(), 1 << 14):
+        pending += decoder.decode(chunk)
+        *lines, pending = re.split(r"[\r\n]", pending)
+        for line in lines:
+            if line.strip():
+                seen.append(line)
+                del seen[:-200]
+                report_progress(line, progress)
 
 
 def report_progress(line: str, progress: OnProgress) -> None:

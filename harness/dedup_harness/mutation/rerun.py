@@ -38,24 +38,21 @@ def rerun_command() -> list[str]:
 
 def rerun(scratch: Path, mutant: str, *, timeout: float) -> Rerun:
     """The whole selection against one mutant, switched on the way mutmut switches it."""
-    with signals.deferred():  # the main thread (calibrating) or a pool's: either way it is registered
-        process = subprocess.Popen(
-            rerun_command(),
-            cwd=scratch / "mutants",
-            env=child_env(scratch, MUTANT_UNDER_TEST=mutant),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        signals.track(process.pid)
-    try:
-        code = process.wait(timeout=timeout)  # a signal kills it (registered): whichever thread waits returns
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        return Rerun.TIMEOUT
-    finally:
-        signals.untrack(process.pid)
+    start = lambda: subprocess.Popen(  # noqa: E731
+        rerun_command(),
+        cwd=scratch / "mutants",
+        env=child_env(scratch, MUTANT_UNDER_TEST=mutant),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    with signals.tracked(start) as process:  # the main thread (calibrating) or a pool's: registered either way
+        try:
+            code = process.wait(timeout=timeout)  # a signal kills it (registered): whichever thread waits returns
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            return Rerun.TIMEOUT
     return {0: Rerun.PASSED, 1: Rerun.FAILED}.get(code, Rerun.ERROR)
 
 

@@ -1,6 +1,6 @@
 """Each check judged by one function: the suite's test and the grader's shrinker call the same judge.
 
-A judge takes a ``Subject`` (the implementation under test, a scratch folder, a memory probe) and an
+A judge takes a ``Subject`` (the implementation under test, a scratch folder, a memory gauge) and an
 input, and returns a ``Verdict``: whether the input fails, what was expected, what came back, and
 how they differ in plain words. What is expected comes from trusted sources only (the oracle,
 ``core.bloom_sizing`` and the course's filter: ``expected.py``), never from the implementation's own

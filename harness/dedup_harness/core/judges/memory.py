@@ -29,7 +29,7 @@ FILTER_SIZE = 1
 class SpooledRun(NamedTuple):
     corpus_bytes: int  # the UTF-8 size of every document's text
     spool_bytes: int  # what lay under spool_dir once the first document came out, in allocated blocks
-    peak: int | None  # the stage's peak memory growth, as the subject's probe measured it
+    peak: int | None  # the stage's peak memory growth, as the subject's gauge measured it
     documents_out: int
 
 

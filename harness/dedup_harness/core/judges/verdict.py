@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.core.memory_probe import MemoryProbe, TracedMemory
+from dedup_harness.core.memory_gauge import MemoryGauge, TracedMemory
 
 Inputs = dict[str, Any]  # the documents as Doc objects and the options (B, a text to split, a spool's ending)
 SHOWN_DIFFERENCES = 5  # a message names this many differences, then counts the rest
@@ -46,4 +46,4 @@ class Subject:
 
     impl: Any
     scratch: Path
-    memory: Callable[[], MemoryProbe] = TracedMemory
+    memory: Callable[[], MemoryGauge] = TracedMemory

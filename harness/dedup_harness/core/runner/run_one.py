@@ -75,28 +75,25 @@ def child_env(env: Mapping[str, str] | None, profile: str, write_bytecode: bool)
 
 def _run_process(command: list[str], cwd: str, env: Mapping[str, str], timeout: float) -> tuple[str, bool]:
     """Run ``command`` to its end or its time limit; returns (its output, whether it was killed)."""
-    with signals.deferred():
-        process = subprocess.Popen(
-            command,
-            cwd=cwd,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # so a timeout can kill everything the run started
-        )
-        signals.track(process.pid)
-    try:
-        output, _ = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        output, _ = process.communicate()
-    except BaseException:  # interrupted: the run goes with us
-        with contextlib.suppress(ProcessLookupError):
+    start = lambda: subprocess.Popen(  # noqa: E731
+        command,
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,  # so a timeout can kill everything the run started
+    )
+    with signals.tracked(start) as process:
+        try:
+            output, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        raise
-    finally:
-        signals.untrack(process.pid)
+            output, _ = process.communicate()
+        except BaseException:  # interrupted: the run goes with us
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            raise
     timed_out = process.returncode is not None and process.returncode < 0
     return output.decode("utf-8", "replace"), timed_out
 
@@ -110,13 +107,10 @@ def _run_forked(
     write_bytecode: bool,
 ) -> tuple[str, bool]:
     """pytest with ``args`` in a child of the fork server; returns (its output, whether it was killed)."""
-    with signals.deferred():
-        process = start_child(context, args, cwd, env, write_bytecode)
-        signals.track(process.pid or 0)
-    try:
-        process.join(timeout)
-    finally:
-        timed_out = process.exitcode is None
-        kill_child(process)  # and whatever the run left running in its session
-        signals.untrack(process.pid or 0)
+    with signals.tracked(lambda: start_child(context, args, cwd, env, write_bytecode)) as process:
+        try:
+            process.join(timeout)
+        finally:
+            timed_out = process.exitcode is None
+            kill_child(process)  # and whatever the run left running in its session
     return child_output(cwd), timed_out

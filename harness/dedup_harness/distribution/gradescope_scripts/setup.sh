@@ -13,7 +13,8 @@
 #     pip's index off and every hash checked (requirements.lock), into a venv only root can read: the
 #     reference stays out of the worker's reach whatever the tier. The bundle's folder is closed too.
 #  4. The installed set checked against provenance.json's digest: the same releases, or the build fails.
-#  5. The bundled reference graded once, through the preflight: full marks, or the build fails.
+#  5. The bundled reference graded once, through the preflight (which imports each package the course
+#     allows, allowed.txt, inside the sandbox): full marks, or the build fails.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 venv="${DEDUP_HARNESS_VENV:-/autograder/dedup-harness-venv}"
@@ -84,9 +85,13 @@ if [ "$installed" != "$tested" ]; then
 fi
 say "installed without an index: the tested releases, dependencies $tested"
 
+allow=()
+if [ -f "$here/allowed.txt" ]; then
+    while read -r name; do if [ -n "$name" ]; then allow+=(--allow "$name"); fi; done < "$here/allowed.txt"
+fi
 reference="$("$venv/bin/python" -c 'from dedup_harness.core.paths import IMPL_ROOT; print(IMPL_ROOT / "corpus" / "dedup.py")')"
 report="$(mktemp)"
-if ! "$venv/bin/dedup-harness" grade "$reference" --jobs 1 --json "$report"; then
+if ! "$venv/bin/dedup-harness" grade "$reference" --jobs 1 --json "$report" "${allow[@]}"; then
     say "FAILED: the grader could not grade the bundled reference here (its message is above)"
     exit 1
 fi

@@ -29,6 +29,7 @@ from dedup_harness.core.impl_under_test import IMPL_KEY
 from dedup_harness.core.judges import JUDGES, Subject
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.outcome_recorder import classify
+from dedup_harness.core.scratch_dirs import Scratch
 from dedup_harness.grade.minimize.behaviour import FailedCase, matched_checks
 from dedup_harness.grade.minimize.case import MinimalCase, minimal_case, size
 from dedup_harness.grade.minimize.ddmin import Budget
@@ -82,8 +83,10 @@ class Minimizer:
         ]
         matches: dict[str, list[str]] = {}
         if evidence:
-            with _labelled(impl, SHRINKING):
-                matches = matched_checks(evidence, _scratch("behaviour-", scratch_in))
+            # The mutants' roots are the grader's own files: not on the submission's disk, which it may
+            # have filled (a full disk there is its verdict, never the diagnosis's harness error).
+            with _labelled(impl, SHRINKING), Scratch("behaviour") as own:
+                matches = matched_checks(evidence, Path(own))
         written = {"cases": {k: c.as_dict() for k, c in cases.items()}, "matches": matches}
         # ASCII with escapes: a lone surrogate in a document or a stats value the submission returned cannot
         # stop the file being written (half a file made the whole grade a harness error).

@@ -43,7 +43,7 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
                 "score": points_number(check.score),
                 "max_score": points_number(check.max_score),
                 "asserts": check.feedback.asserts if check.feedback else "",
-                "feedback": list(check.feedback.problems) if check.feedback else [],
+                "feedback": list(check.feedback.lines) if check.feedback else [],
                 "smallest_input": check.feedback.smallest_input if check.feedback else "",
                 "minimal_case": check.feedback.minimal_case.as_dict()
                 if check.feedback and check.feedback.minimal_case

@@ -83,7 +83,7 @@ def _suite(report: GradeReport) -> ET.Element:
         if check.outcome is Outcome.PASSED or check.feedback is None:
             continue
         tag = "failure" if check.outcome is Outcome.FAILED else "error"
-        detail = ET.SubElement(case, tag, message=check.feedback.problems[0], type=str(check.outcome))
+        detail = ET.SubElement(case, tag, message=check.feedback.lines[0], type=str(check.outcome))
         detail.text = check.feedback.text()
     if report.status is Status.HARNESS_ERROR or report.problems:
         ET.SubElement(suite, "system-err").text = "\n".join([*report.problems, report.harness_error]).strip()

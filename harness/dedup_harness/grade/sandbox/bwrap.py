@@ -1,7 +1,8 @@
 """The bubblewrap command line for one worker: what it sees, and the namespaces it gets.
 
 Only /usr (and the merged-/usr links), the interpreter's installation, a fresh /proc and /dev, a
-small tmpfs /tmp of its own and the session folder exist inside. The session is, where the grader
+small tmpfs /tmp of its own, the session folder and, read-only, the allowed packages' copy
+(``packages``) exist inside. The session is, where the grader
 could make one, a tmpfs of the submission's own (``own_disk``): what the worker writes there fills
 that and nothing else. Where it could not, the worker's home is covered by a small tmpfs, so a disk
 filler meets "no space left" there. The harness's own folders are covered by an empty tmpfs wherever a
@@ -61,6 +62,7 @@ def bwrap_args(bwrap: str, launch: Launch) -> list[str]:
     args = [bwrap, *system_binds(), "--perms", "1777", "--size", size, "--tmpfs", "/tmp"]
     prefix = launch.interpreter_prefix
     extra = [prefix] if not prefix.is_relative_to("/usr") else []
+    extra += [launch.packages] if launch.packages is not None else []
     args += _reachable_parents([launch.session, *extra])
     args += ["--bind", str(launch.session), str(launch.session)]
     for tree in extra:

@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from dedup_harness.core.procfs import has_capability
 from dedup_harness.grade.sandbox.bwrap import system_binds
 from dedup_harness.grade.sandbox.unshare import unshare_prefix
 from dedup_harness.grade.sandbox.users import drop_privileges, is_root, worker_uid
@@ -24,9 +25,7 @@ CAP_SYS_ADMIN = 21
 
 
 def has_cap_sys_admin() -> bool:
-    status = Path("/proc/self/status").read_text(encoding="ascii")
-    effective = next(line.split()[1] for line in status.splitlines() if line.startswith("CapEff:"))
-    return bool(int(effective, 16) >> CAP_SYS_ADMIN & 1)
+    return has_capability(CAP_SYS_ADMIN)
 
 
 def unshare_needs_user_namespace() -> bool:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from dedup_harness.grade.sandbox.space import blocks_used, empty
+from dedup_harness.core.removal import allocated_bytes, empty
 
 LOW_SPACE = 1 << 20  # a temp folder with less free is full
 EVERY = 0.05  # seconds: a look costs a statvfs and a walk of a few folders
@@ -83,7 +83,7 @@ class WorkerDisk:
         if self.own:
             found = os.statvfs(self.session)
             return (found.f_blocks - found.f_bfree) * found.f_frsize
-        return blocks_used(self.home) + blocks_used(self.shared)
+        return allocated_bytes(self.home) + allocated_bytes(self.shared)
 
     def overrun(self) -> str | None:
         """None while the worker keeps within its disk; else the verdict's words ("disk full: ...")."""

@@ -22,7 +22,10 @@ from pathlib import Path
 from dedup_harness.grade.sandbox.users import drop_privileges
 
 MINIMUM = (3, 11)
-_ASK = "import json, sys; print(json.dumps({'version': list(sys.version_info[:3]), 'prefix': sys.base_prefix}))"
+_ASK = (
+    "import importlib.machinery, json, sys; print(json.dumps({'version': list(sys.version_info[:3]), "
+    "'prefix': sys.base_prefix, 'suffixes': importlib.machinery.EXTENSION_SUFFIXES}))"
+)
 
 
 class InterpreterError(RuntimeError):
@@ -33,6 +36,7 @@ class InterpreterError(RuntimeError):
 class Interpreter:
     path: str  # the real file: never a venv's link
     version: str = ""  # "3.11.2"; empty when the caller named the interpreter and it was not asked
+    suffixes: tuple[str, ...] = ()  # the extension modules it loads (".cpython-311-x86_64-linux-gnu.so"...), if asked
 
     @property
     def prefix(self) -> Path:
@@ -66,7 +70,7 @@ def ask(path: str, uid: int | None) -> Interpreter | str:
         return f"{path}: runs from {found['prefix']}, not from its own installation, as that user"
     if version < MINIMUM:
         return f"{path}: Python {'.'.join(map(str, version))} is older than {'.'.join(map(str, MINIMUM))}"
-    return Interpreter(path, ".".join(map(str, version)))
+    return Interpreter(path, ".".join(map(str, version)), tuple(found["suffixes"]))
 
 
 @functools.cache

@@ -27,6 +27,7 @@ class Launch:
     user_namespace: bool = False  # unshare goes through a user namespace
     own_disk: bool = False  # the session is a tmpfs of its own (else bubblewrap covers the home with one)
     hidden: list[Path] = field(default_factory=list)  # the harness's folders
+    packages: Path | None = None  # the allowed packages' copy (``packages``), shown read-only
     passed_fds: tuple[int, ...] = ()  # descriptors the worker inherits (its pipes to the grader)
 
 

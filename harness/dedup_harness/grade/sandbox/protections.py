@@ -15,7 +15,17 @@ from typing import Any
 from dedup_harness.grade.sandbox.limits import Limits
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, row
 
-WORKER_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8"}
+WORKER_ENV = {
+    "PATH": "/usr/bin:/bin",
+    "LANG": "C.UTF-8",
+    "PYTHONHASHSEED": "0",
+    "PYTHONIOENCODING": "utf-8",
+    # An allowed package's native thread pool (numpy's OpenBLAS, OpenMP, MKL) would start a thread per core,
+    # each counted against the worker's process limit: one thread each.
+    "OPENBLAS_NUM_THREADS": "1",
+    "OMP_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+}
 AUDIT_HOOK = (
     "audit hook: network, new processes and signals to other processes refused in the worker, each attempt noted "
     "by the worker itself (the submission can silence it)"
@@ -94,7 +104,7 @@ def describe(setup: WorkerSetup, uid: int | None, limits: Limits, *, own_disk: b
         "submission_seconds": limits.submission_seconds,
     }
     p.limits |= {"output_bytes": limits.output_bytes, "disk_bytes": limits.disk_bytes}
-    p.in_force = list(row(tier).in_force)
+    p.in_force = list(row(tier).in_force) + ([setup.packages.in_force()] if setup.packages else [])
     namespaces = row(tier).namespaces
     p.process_namespace = p.harness_files_hidden = namespaces
     if namespaces:

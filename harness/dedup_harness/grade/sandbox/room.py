@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import shutil
 from dataclasses import dataclass, field
-from pathlib import Path
 
+from dedup_harness.core.procfs import memory_available
 from dedup_harness.grade.sandbox.folder import session_parent
 from dedup_harness.grade.sandbox.tiers import WorkerSetup
 from dedup_harness.grade.sandbox.users import worker_uid
@@ -27,15 +27,6 @@ from dedup_harness.grade.sandbox.users import worker_uid
 class Room:
     jobs: int
     reasons: list[str] = field(default_factory=list)  # why fewer than asked (empty: as many as asked)
-
-
-def memory_available() -> int:
-    """MemAvailable from /proc/meminfo, in bytes (0 when it cannot be read)."""
-    try:
-        lines = Path("/proc/meminfo").read_text(encoding="ascii").splitlines()
-    except OSError:
-        return 0
-    return next((int(line.split()[1]) << 10 for line in lines if line.startswith("MemAvailable:")), 0)
 
 
 def _space(setup: WorkerSetup) -> tuple[int, str]:

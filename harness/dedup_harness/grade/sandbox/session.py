@@ -2,8 +2,9 @@
 
 Layers, outermost first (each tier's row of ``tiers.TIERS`` says which it has and builds its command):
 
-- the tier's namespaces: bubblewrap (only /usr, the interpreter and the session folder visible) or
-  unshare (the harness's folders covered), each with new network, pid and ipc namespaces;
+- the tier's namespaces: bubblewrap (only /usr, the interpreter, the session folder and the allowed
+  packages' copy visible) or unshare (the harness's folders covered), each with new network, pid and
+  ipc namespaces;
 - ``setpriv`` to a uid of the worker's own (``users``) when the grader is root: root ignores
   RLIMIT_NPROC and could signal or delete anything. No capabilities, no new privileges;
 - resource limits set before exec (address space, CPU, file size, open files, processes, no core);
@@ -37,11 +38,13 @@ import os
 import signal
 import socket
 import subprocess
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from dedup_harness.core import scratch_dirs
+from dedup_harness.core.removal import remove_tree
 from dedup_harness.grade import worker
 from dedup_harness.grade.kernel_refusals import KernelRefusals
 from dedup_harness.grade.sandbox import own_disk
@@ -50,9 +53,9 @@ from dedup_harness.grade.sandbox.folder import PUBLIC_TEMP, make_session
 from dedup_harness.grade.sandbox.launch import Launch, harness_folders
 from dedup_harness.grade.sandbox.limits import Limits, prctl_function, set_limits
 from dedup_harness.grade.sandbox.output import OutputTrap
+from dedup_harness.grade.sandbox.packages import for_worker
 from dedup_harness.grade.sandbox.pause import pause_child
 from dedup_harness.grade.sandbox.protections import WORKER_ENV, describe
-from dedup_harness.grade.sandbox.space import remove_owned_by
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, row, worker_setup
 from dedup_harness.grade.sandbox.users import (
     claim_slot,
@@ -64,6 +67,17 @@ from dedup_harness.grade.sandbox.users import (
 )
 
 PAUSE_BELOW = 4 << 30  # free bytes under which a worker without a disk of its own is paused between calls
+
+
+def remove_owned_by(uid: int, folders: Iterable[str]) -> None:
+    """Remove every entry of ``folders`` (not below them) that belongs to ``uid``, whatever it holds."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            for name in os.listdir(folder):
+                path = os.path.join(folder, name)
+                with contextlib.suppress(OSError):
+                    if os.lstat(path).st_uid == uid:
+                        remove_tree(path)
 
 
 def worker_command(python: str, code: Path, request_fd: int, reply_fd: int, settings: dict[str, Any]) -> list[str]:
@@ -116,6 +130,13 @@ class Sandbox:
         self.python = self.setup.interpreter.path
         self.protections = describe(self.setup, self.uid, limits, own_disk=self.own_disk)
         self.traps: list[OutputTrap] = []
+        shares_uid = self.uid is None and not row(self.tier).namespaces  # nothing keeps it off the run's copy
+        own_copy = self.code / "packages" if shares_uid else None
+        try:
+            self.packages = for_worker(self.setup.packages, root, own_copy=own_copy)
+        except BaseException:  # no room for its copy of them: nothing of this session is left behind
+            self.close()
+            raise
 
     # -- permissions ----------------------------------------------------------------------------
 
@@ -135,19 +156,20 @@ class Sandbox:
     # -- starting -------------------------------------------------------------------------------
 
     def settings(self) -> dict[str, Any]:
-        """What the worker is asked to do to itself before any submission code runs."""
+        """What the worker is asked to do to itself before any submission code runs, and what it may import."""
+        found = {"packages": self.packages} if self.packages else {}
         if self.tier is Tier.NONE or not (self.setup.landlock_abi or self.setup.seccomp):
-            return {}
+            return found
         confine = {
             "landlock": self.setup.landlock_abi > 0 and self.tier is not Tier.SECCOMP,
             "seccomp": self.setup.seccomp,
             "require_landlock": self.tier is Tier.LANDLOCK,
             # Its own /proc entry (Landlock follows the link to /proc/<its pid>): nobody else's.
-            "read_only": [str(self.code), "/proc/self"],
+            "read_only": [str(self.code), "/proc/self", *([self.packages["path"]] if self.packages else [])],
             "read_write": [str(self.home), str(self.shared)],
             "hidden": [str(path) for path in harness_folders(self.session)],
         }
-        return {"confine": confine}
+        return {**found, "confine": confine}
 
     def environment(self) -> dict[str, str]:
         return {**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)}
@@ -166,6 +188,7 @@ class Sandbox:
             user_namespace=self.setup.user_namespace,
             own_disk=self.own_disk,
             hidden=harness_folders(self.session),
+            packages=Path(self.setup.packages.folder) if self.setup.packages else None,
             passed_fds=passed,
         )
         return row(self.tier).command(launch)

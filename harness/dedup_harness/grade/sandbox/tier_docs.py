@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from dedup_harness.grade.sandbox.tiers import STRONGEST_FIRST, TIERS, TierRow, how_to_isolate
@@ -26,15 +27,23 @@ COLUMNS = (
 )
 
 
-def table() -> str:
+# The README's is what a TA needs to get a tier running; docs/isolation.md has what each one protects.
+README_COLUMNS = (
+    COLUMNS[0],
+    COLUMNS[1],
+    ("how to get it", lambda r: r.remedy or "pass it to grade without isolation"),
+)
+
+
+def table(columns: tuple[tuple[str, Callable[[TierRow], str]], ...] = COLUMNS) -> str:
     """The tiers at a glance, one row each, strongest first."""
-    lines = ["| " + " | ".join(name for name, _ in COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(cell(row) for _, cell in COLUMNS) + " |" for row in TIERS]
+    lines = ["| " + " | ".join(name for name, _ in columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(row) for _, cell in columns) + " |" for row in TIERS]
     return "\n".join(lines)
 
 
 def readme_section() -> str:
-    return f"{BEGIN}\n{table()}\n{END}"
+    return f"{BEGIN}\n{table(README_COLUMNS)}\n{END}"
 
 
 INTRO = """\
@@ -65,7 +74,12 @@ signal it; if anything gets through, `grade` stops and says how to isolate the w
 - The worker confines itself before any submission code runs: Landlock (files, TCP, signal and
   abstract-socket scopes) where the kernel has it, and seccomp (no sockets, no new processes or
   programs, no namespaces, mounts or tracing); its audit hook then refuses network, new processes
-  and signals to other processes, and each refused attempt is listed in the report.
+  and signals to other processes, and each refused attempt is listed in the report. Where seccomp is
+  installed, every call its filter refuses, made through Python or libc, is reported to the grader by
+  the kernel (seccomp user notification), which the submission cannot silence; what Landlock and the
+  namespaces refuse (files) and the rest are the audit hook's notes, marked "worker's hook", which
+  the submission can silence. Where no filter reports, the report says the list is the hook's own
+  and may be incomplete.
 - As root the worker runs as a uid of its own (one per sandbox), without capabilities or new
   privileges; resource limits (memory, CPU, file size, open files, processes) are set before it
   starts; its environment is scrubbed; its output is drained and cut.
@@ -79,6 +93,10 @@ signal it; if anything gets through, `grade` stops and says how to isolate the w
   worker is paused, and a batch grades only as many at a time as the free space holds.
 - Where nothing but file modes would keep the workers apart (a non-root grader in the seccomp or
   none tier: its workers share its uid) the batch grades one submission at a time, and says so.
+- The packages a course allows (`grade --allow`) are a copy of the grader's, made once per run and
+  shown read-only, last on the worker's path; nothing else of the grader's packages is on it. A
+  worker that shares the grader's uid with no namespace (a non-root grader's landlock, seccomp or
+  none tier) gets a copy of its own in its session: Landlock does not stop an owner's chmod.
 
 ## The tiers at a glance
 

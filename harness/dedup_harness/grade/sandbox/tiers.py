@@ -21,6 +21,7 @@ from enum import StrEnum
 from dedup_harness.grade.sandbox import bwrap, detect, own_disk, unshare
 from dedup_harness.grade.sandbox.interpreter import Interpreter, find
 from dedup_harness.grade.sandbox.launch import Launch, direct
+from dedup_harness.grade.sandbox.packages import Packages
 from dedup_harness.grade.sandbox.users import is_root, worker_uid
 
 
@@ -72,18 +73,21 @@ TIERS = (
         "namespaces are allowed",
         remedy="install bubblewrap (apt-get install bubblewrap)",
         detected="bubblewrap makes new network and pid namespaces around /usr/bin/true",
-        started="bwrap binds /usr, the interpreter's installation and the session, gives a tmpfs /tmp and new "
+        started="bwrap binds /usr, the interpreter's installation, the session and, read-only, the allowed packages' "
+        "copy (--allow), gives a tmpfs /tmp and new "
         "network, pid, ipc and uts namespaces, covers any of the harness's folders in view; then setpriv to the "
         "worker's uid (as root) and the worker",
         network="a new network namespace, and seccomp (no sockets)",
-        harness_files="they are not in its view (only /usr, the interpreter and the session exist), and Landlock",
+        harness_files="they are not in its view (only /usr, the interpreter, the session and the allowed packages "
+        "exist), and Landlock",
         signals="a new pid namespace, a dedicated uid as root, Landlock scope, seccomp",
         classmates="not in its view: its /tmp is its own, and every session is mounted in its own grader's "
         "namespace only",
         disk=OWN_DISK + "; its /tmp is a small tmpfs of its own",
         in_force=(
             "bubblewrap: new network, pid, ipc and uts namespaces: no network at all, no other process in view",
-            "bubblewrap: only /usr, the interpreter and the session folder exist; the harness's files do not",
+            "bubblewrap: only /usr, the interpreter, the session folder and the allowed packages (if any, read-only) "
+            "exist; the harness's files do not",
         ),
         namespaces=True,
         own_disk=True,
@@ -99,8 +103,9 @@ TIERS = (
         detected="unshare covers a folder with a tmpfs in new namespaces around /usr/bin/true: directly as root with "
         "CAP_SYS_ADMIN, else through a user namespace as the worker's user",
         started="unshare makes new network, pid, mount and ipc namespaces; a shell covers the harness's folders and "
-        "the public temp folders, then exec; setpriv to the worker's uid (before unshare, through a user namespace, "
-        "whose capabilities are then dropped) and the worker",
+        "the public temp folders (the session bound back, the allowed packages read-only), then exec; setpriv to "
+        "the worker's uid (before unshare, through a user namespace, whose capabilities are then dropped) and the "
+        "worker",
         network="a new network namespace, and seccomp",
         harness_files="empty mounts over its folders, and Landlock",
         signals="a new pid namespace (its own /proc), Landlock scope, seccomp",
@@ -124,7 +129,7 @@ TIERS = (
         detected="the kernel answers Landlock's version call, and the worker has a seccomp table for this processor",
         started="setpriv to the worker's uid (as root), then the worker, which confines itself",
         network="seccomp (no sockets), Landlock (no TCP)",
-        harness_files="Landlock: only its session, its code and the interpreter are readable",
+        harness_files="Landlock: only its session, its code, the interpreter and the allowed packages are readable",
         signals="Landlock scope (ABI 6+), seccomp (signals only to itself)",
         classmates="Landlock: no other session is readable, nor the temp folder listable; as root, a uid of its own "
         "and sessions closed to every other",
@@ -202,7 +207,7 @@ class SetupError(RuntimeError):
 
 @dataclass(frozen=True)
 class WorkerSetup:
-    """How every worker of this grader runs: its tier, its interpreter, and what the machine offered."""
+    """How every worker of this grader runs: its tier, its interpreter, what the machine offered, what it may import."""
 
     tier: Tier
     interpreter: Interpreter
@@ -211,6 +216,7 @@ class WorkerSetup:
     passed_over: tuple[str, ...] = field(default=())  # why each stronger tier is not in use
     user_namespace: bool = False  # the unshare tier goes through a user namespace
     own_disk: bool = False  # each submission's session is a tmpfs of its own
+    packages: Packages | None = None  # the packages the course allows (--allow), copied for this run
 
     def as_json(self) -> str:
         """The setup as the grading plugin's option carries it to each grading process."""
@@ -220,7 +226,9 @@ class WorkerSetup:
     def from_json(cls, text: str) -> WorkerSetup:
         data = json.loads(text)
         fields = {**data, "tier": Tier(data["tier"]), "passed_over": tuple(data["passed_over"])}
-        return cls(**{**fields, "interpreter": Interpreter(**data["interpreter"])})
+        interpreter = {**data["interpreter"], "suffixes": tuple(data["interpreter"].get("suffixes", ()))}
+        packages = Packages.from_dict(data["packages"]) if data.get("packages") else None
+        return cls(**{**fields, "interpreter": Interpreter(**interpreter), "packages": packages})
 
     @property
     def one_at_a_time(self) -> bool:

@@ -4,7 +4,8 @@ New network (only a downed loopback), pid (with its own /proc), mount and ipc na
 the file system stays in view, read as the worker's own user; an empty tmpfs covers each of the
 harness's folders, and a small tmpfs of its own each public temp folder (/tmp, /var/tmp, /dev/shm), so
 what it writes outside its session fills only those. A session under one of them is bound back
-through a descriptor opened before the cover. A root grader (CAP_SYS_ADMIN) makes the namespaces
+through a descriptor opened before the cover; so is the allowed packages' copy, read-only (and bound
+read-only on itself where no cover hides it). A root grader (CAP_SYS_ADMIN) makes the namespaces
 directly; anyone else (a non-root grader, a container without CAP_SYS_ADMIN, after dropping to the
 worker's uid) through a user namespace in which it is root, whose capabilities are dropped (bounding
 set emptied) before the worker starts, so the worker cannot unmount what covers the harness.
@@ -36,20 +37,32 @@ FREE_FDS = range(3, 10)  # the shell names a descriptor by one digit: one of the
 
 
 def _covers(launch: Launch) -> list[str]:
-    """Shell lines that put a tmpfs of its own over each public temp folder, keeping the session in view."""
+    """Shell lines that put a tmpfs of its own over each public temp folder, keeping in view the session
+    and (read-only) the allowed packages' copy."""
+    kept = [(launch.session, False), *([(launch.packages, True)] if launch.packages is not None else [])]
+    free = iter(fd for fd in FREE_FDS if fd not in launch.passed_fds)
+    held = [(path, next(free), read_only) for path, read_only in kept]
     lines: list[str] = []
-    session = shlex.quote(str(launch.session))
-    held = next(fd for fd in FREE_FDS if fd not in launch.passed_fds)
     for folder in PUBLIC_TEMP:
         if not folder.is_dir() or launch.interpreter_prefix.is_relative_to(folder):
             continue
-        cover = f"mount -t tmpfs -o size={launch.temp_bytes},mode=1777 scratch {shlex.quote(str(folder))}"
-        if launch.session.is_relative_to(folder):
-            again = f"mount --no-canonicalize --bind /proc/self/fd/{held} {session}"
-            lines += [f"exec {held}<{session}", cover, f"mkdir -p {session}", again, f"exec {held}<&-"]
-        else:
-            lines.append(cover)
+        under = [(path, fd, read_only) for path, fd, read_only in held if path.is_relative_to(folder)]
+        lines += [f"exec {fd}<{shlex.quote(str(path))}" for path, fd, _ in under]
+        lines.append(f"mount -t tmpfs -o size={launch.temp_bytes},mode=1777 scratch {shlex.quote(str(folder))}")
+        for path, fd, read_only in under:
+            lines += _bound(path, f"/proc/self/fd/{fd}", read_only=read_only, made=True)
+            lines.append(f"exec {fd}<&-")
+    if launch.packages is not None and not any(launch.packages.is_relative_to(f) for f in PUBLIC_TEMP):
+        lines += _bound(launch.packages, str(launch.packages), read_only=True, made=False)
     return lines
+
+
+def _bound(path: Path, source: str, *, read_only: bool, made: bool) -> list[str]:
+    """Bind ``source`` on ``path`` (made first where a cover hid it); read-only where asked."""
+    target = shlex.quote(str(path))
+    lines = [f"mkdir -p {target}"] if made else []
+    lines.append(f"mount --no-canonicalize --bind {shlex.quote(source)} {target}")
+    return lines + ([f"mount -o remount,bind,ro {target}"] if read_only else [])
 
 
 def unshare_prefix(hide: Sequence[Path], *, user_namespace: bool, covers: Sequence[str] = ()) -> list[str]:

@@ -10,7 +10,6 @@ pid of earlier releases, so a grader of either kind never takes the other's work
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import subprocess
@@ -18,7 +17,7 @@ import threading
 import time
 from pathlib import Path
 
-from dedup_harness.core.scratch_dirs import start_ticks
+from dedup_harness.core.procfs import pids, start_ticks, status
 
 UID_BASE = 200_000_000
 SLOTS = 16  # sandboxes one grader process may hold at once, each with a uid of its own
@@ -84,15 +83,11 @@ def real_uids() -> dict[int, int]:
     unshare tier's worker, its namespace's first process, becomes one when unshare is killed.)
     """
     found = {}
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            lines = status.read_text().splitlines()
-        except OSError:
-            continue  # it ended while we looked
-        fields = {line.split(":", 1)[0]: line.split()[1:] for line in lines if ":" in line}
+    for pid in pids():
+        fields = status(pid)
         uids, state = fields.get("Uid", []), fields.get("State", ["?"])
         if uids and state[0] != "Z":
-            found[int(status.parent.name)] = int(uids[0])
+            found[pid] = int(uids[0])
     return found
 
 
@@ -103,12 +98,7 @@ def processes_of(uid: int) -> list[int]:
 
 def tasks_of(uid: int) -> int:
     """Threads of every process of ``uid``: what RLIMIT_NPROC counts against a new process of that user."""
-    total = 0
-    for pid in processes_of(uid):
-        with contextlib.suppress(OSError):
-            status = Path(f"/proc/{pid}/status").read_text(encoding="ascii").splitlines()
-            total += int(next((line.split()[1] for line in status if line.startswith("Threads:")), "1"))
-    return total
+    return sum(int(status(pid).get("Threads", ["1"])[0]) for pid in processes_of(uid))
 
 
 def sweep_stale_workers() -> None:

@@ -3,8 +3,12 @@
 It refuses, with ``PermissionError`` (EPERM, as the seccomp filter would), every attempt to reach
 the network (a socket, a lookup, a connection), to start a process or a program, and to signal any
 process but the worker itself; and it notes what else a grader wants to know (ctypes, importing the
-test tools, touching files outside the worker's folders). Each attempt is sent to the grader at
-once, so even a submission that never replies gets it listed in its report.
+test tools, touching files outside the worker's folders, making multiprocessing's locks, which
+Landlock refuses before any process starts). Each attempt is sent to the grader at once, so even a
+submission that never replies gets it listed in its report.
+
+A note travels as words only; how it begins says the category of the rule it met (``OPENINGS``,
+read back by ``category_of``), for the feedback's plain words on what the grader refuses.
 
 It is not a protection on its own: a submission shares this process and can get around an audit
 hook (ctypes, or patching this module). The kernel's layers (namespaces, Landlock, seccomp, the
@@ -19,6 +23,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from . import categories
 from .wire import MAX_ATTEMPTS
 
 PROCESS_EVENTS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.exec", "os.system", "subprocess.Popen", "pty.spawn")
@@ -28,6 +33,22 @@ FAMILIES = {1: "AF_UNIX", 2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "A
 TEST_TOOLS = ("pytest", "_pytest", "hypothesis", "dedup_harness")
 CHANGES = ("os.remove", "os.rmdir", "shutil.rmtree", "os.rename", "os.truncate")
 SYSTEM_READS = ("/usr/", "/proc/", "/dev/", "/etc/")
+# Imported only to make a semaphore shared between processes (a pool, a queue, a lock of multiprocessing,
+# a ProcessPoolExecutor): its file under /dev/shm is refused by Landlock, where no hook sees the call.
+PROCESS_LOCKS = "multiprocessing.synchronize"
+NETWORK, PROCESS, SIGNAL = "tried to reach the network", "tried to start a process", "tried to send signal"
+READ, WRITE, CHANGE, FOLDER = "tried to read", "tried to write", "tried to delete or change", "tried to make a folder"
+OPENINGS = {
+    NETWORK: categories.NETWORK,
+    PROCESS: categories.PROCESSES,
+    SIGNAL: categories.SIGNALS,
+    **dict.fromkeys((READ, WRITE, CHANGE, FOLDER), categories.FILES),
+}
+
+
+def category_of(note: str) -> str:
+    """The category of the rule a note of this hook's met (``categories.NONE`` for the others)."""
+    return next((category for opening, category in OPENINGS.items() if note.startswith(opening)), categories.NONE)
 
 
 def _network(event: str, args: tuple[Any, ...]) -> str | None:
@@ -46,9 +67,10 @@ def _network(event: str, args: tuple[Any, ...]) -> str | None:
 class AuditHook:
     """Refuses network, process creation and signals to others; notes the rest; tells the grader at once."""
 
-    def __init__(self, send: Callable[[str], None], allowed: list[str]) -> None:
+    def __init__(self, send: Callable[[str], None], allowed: list[str], read: list[str] | None = None) -> None:
         self.send = send  # sends one attempt's words to the grader
         self.allowed = allowed  # folders whose files the worker may touch without a note
+        self.read = read or []  # folders whose files it may read without a note (the allowed packages' copy)
         self.noted: list[str] = []
         self.refusing = True  # off only while the grader's own isolation probe runs
 
@@ -69,11 +91,11 @@ class AuditHook:
     def judge(self, event: str, args: tuple[Any, ...]) -> tuple[str | None, bool]:
         """The words for an event (None: nothing to say) and whether it is refused."""
         if (what := _network(event, args)) is not None:
-            return f"tried to reach the network: {what}", True
+            return f"{NETWORK}: {what}", True
         if event in PROCESS_EVENTS:
-            return f"tried to start a process ({event})", True
+            return f"{PROCESS} ({event})", True
         if (event == "os.kill" and args[0] != os.getpid()) or event == "os.killpg":
-            return f"tried to send signal {args[1]} to other processes", True
+            return f"{SIGNAL} {args[1]} to other processes", True
         return self.notice(event, args), False
 
     def notice(self, event: str, args: tuple[Any, ...]) -> str | None:
@@ -81,16 +103,21 @@ class AuditHook:
             return f"used ctypes ({event})"
         if event == "import" and str(args[0]).split(".")[0] in TEST_TOOLS:
             return f"tried to import {args[0]}"
+        if event == "import" and args[0] == PROCESS_LOCKS:
+            return f"{PROCESS} (multiprocessing: a pool, a queue or a lock shared between processes)"
         if event in CHANGES:
             target = self.outside(args[0])
-            return f"tried to delete or change {target}" if target else None
+            return f"{CHANGE} {target}" if target else None
+        if event == "os.mkdir":  # where, not its name: one note however many folders it tries to make there
+            target = self.outside(args[0])
+            return f"{FOLDER} in {os.path.dirname(target)}" if target else None
         if event == "open":
             path, mode, flags = args[0], args[1], args[2]
             writes = isinstance(mode, str) and any(c in mode for c in "wax+")
             writes = writes or (isinstance(flags, int) and bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT)))
             target = self.outside(path)
-            if target and not target.startswith(SYSTEM_READS):
-                return f"tried to {'write' if writes else 'read'} {target}"
+            if target and not target.startswith(SYSTEM_READS) and (writes or not _within(target, self.read)):
+                return f"{WRITE if writes else READ} {target}"
         return None
 
     def outside(self, path: Any) -> str | None:
@@ -99,6 +126,8 @@ class AuditHook:
             return None
         text = os.fsdecode(path) if isinstance(path, (str, bytes, os.PathLike)) else ""
         full = os.path.realpath(text) if text else ""
-        if not full or any(full == a or full.startswith(a.rstrip("/") + "/") for a in self.allowed):
-            return None
-        return full
+        return None if not full or _within(full, self.allowed) else full
+
+
+def _within(path: str, folders: list[str]) -> bool:
+    return any(path == folder or path.startswith(folder.rstrip("/") + "/") for folder in folders)

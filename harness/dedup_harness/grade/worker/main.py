@@ -35,8 +35,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from . import imports, probe
 from . import messages as m
-from . import probe
 from .audit import AuditHook
 from .batches import take_batch
 from .channel import Channel, ChannelClosed
@@ -65,8 +65,9 @@ class Worker:
     its contents travel with every pull and reply until the output it was given with is over.
     """
 
-    def __init__(self, root: str, channel: Channel, lifeline: threading.Thread) -> None:
+    def __init__(self, root: str, channel: Channel, lifeline: threading.Thread, packages: dict[str, Any]) -> None:
         self.root = root
+        self.packages = imports.on_path(packages)  # the allowed packages' folder, modules, and what is imported
         self.channel = channel
         self.lifeline = lifeline  # our own thread: not one the submission left running
         self.module: Any = None
@@ -78,7 +79,7 @@ class Worker:
         self.serving: list[int] = []  # the ids of the grader's requests being served, innermost last
         self.pulls = 0
         allowed = [os.path.realpath(root), os.path.realpath(os.getcwd()), SESSION, "/dev/null", "/proc/self"]
-        self.audit = AuditHook(lambda note: self.channel.send(m.attempt(note)), allowed)
+        self.audit = AuditHook(lambda note: self.channel.send(m.attempt(note)), allowed, imports.folders(packages))
 
     # -- values ---------------------------------------------------------------------------------
 
@@ -117,6 +118,7 @@ class Worker:
             self.drop = []
 
     def describe(self, error: BaseException) -> dict[str, str]:
+        error = imports.in_course_words(error, self.packages)
         frames = traceback.extract_tb(error.__traceback__)
         where = [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in frames if not _ours(f.filename)]
         return described(error, " < ".join(reversed(where[-3:])))
@@ -234,6 +236,7 @@ class Worker:
 
             self.doc_type = corpus.doc.Doc
             steady_temp_names()
+            imports.before_hook(self.packages)
             sys.addaudithook(self.audit)
             import corpus.dedup
 
@@ -331,9 +334,6 @@ def lock_down(settings: dict[str, Any], channel: Channel) -> dict[str, Any] | No
     except (ConfinementError, OSError) as error:
         channel.send(m.confine_error(f"{type(error).__name__}: {error}"))
         os._exit(3)
-    # Forgotten, so a submission's own ``import ctypes`` loads it afresh and the audit hook sees it.
-    for name in [name for name in sys.modules if name == "ctypes" or name.startswith("ctypes.")]:
-        del sys.modules[name]
     return report.as_dict()
 
 
@@ -346,4 +346,4 @@ def main() -> None:
     lifeline = die_with_grader(read_fd)
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
     del sys.argv[1:]
-    Worker(root, channel, lifeline).start()
+    Worker(root, channel, lifeline, settings.get("packages") or {}).start()

@@ -3,7 +3,8 @@
 The preflight asks a worker running the reference (never a student's code) to read the harness's
 own files, reach listeners the grader opened on 127.0.0.1 over TCP and UDP, and signal the grader.
 Each try's result is ``"ok"`` (it worked: the isolation does not hold) or the name of the errno
-that stopped it. The grader also checks that its listeners received nothing.
+that stopped it. The grader also checks that its listeners received nothing. It also imports each
+package the course allows, as a submission would: ``"ok"``, or the error that stopped it.
 """
 
 from __future__ import annotations
@@ -44,9 +45,18 @@ def _udp(port: int) -> None:
         datagrams.sendto(PAYLOAD, ("127.0.0.1", port))
 
 
+def _imported(module: str) -> str:
+    try:
+        __import__(module)
+    except Exception as error:  # whatever stops it, said in one line
+        return f"{type(error).__name__}: {error}"[:300]
+    return "ok"
+
+
 def run(request: dict[str, Any]) -> dict[str, str]:
-    """Every try the request names, by name: ``read <path>``, ``tcp``, ``udp``, ``signal``."""
+    """Every try the request names, by name: ``read <path>``, ``tcp``, ``udp``, ``signal``, ``import <module>``."""
     results = {f"read {path}": _result(functools.partial(_read, path)) for path in request.get("read", [])}
+    results |= {f"import {module}": _imported(module) for module in request.get("import", [])}
     if "tcp" in request:
         results["tcp"] = _result(lambda: _tcp(int(request["tcp"])))
     if "udp" in request:

@@ -1,9 +1,10 @@
-"""How the suite measures the memory a stage uses while it runs: a probe, entered around the run.
+"""How the suite measures the memory a stage uses while it runs: a gauge, entered around the run.
 
-The check (docs/checks.md) that tells a spooling stage from one that holds the documents asks a probe for
-the peak growth of the memory the stage uses. In-process (verify, ``check``) that is tracemalloc's
-peak over the block; the grader puts its own probe in the stash (``MEMORY_PROBE_KEY``), which reads
+The check (docs/checks.md) that tells a spooling stage from one that holds the documents asks a gauge
+for the peak growth of the memory the stage uses. In-process (verify, ``check``) that is tracemalloc's
+peak over the block; the grader puts its own gauge in the stash (``MEMORY_GAUGE_KEY``), which reads
 the isolated worker's peak resident memory from outside, where the submission cannot forge it.
+("Probe" is the preflight's word: what it asks the worker to try.)
 """
 
 from __future__ import annotations
@@ -16,19 +17,19 @@ from typing import Protocol
 import pytest
 
 
-class MemoryProbe(Protocol):
+class MemoryGauge(Protocol):
     """A context manager; once it exits, ``peak`` is the growth in bytes, or None if it could not measure."""
 
     peak: int | None
 
-    def __enter__(self) -> MemoryProbe: ...
+    def __enter__(self) -> MemoryGauge: ...
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None: ...
 
 
-MEMORY_PROBE_KEY = pytest.StashKey[Callable[[], MemoryProbe]]()
+MEMORY_GAUGE_KEY = pytest.StashKey[Callable[[], MemoryGauge]]()
 
 
 class TracedMemory:

@@ -1,0 +1,55 @@
+"""What the grader refuses, in a student's words: one sentence per category of refused operation.
+
+Correct code written on a laptop can crash only in the grader: a process pool, a socket for logs, a
+spool in /tmp. The crash alone (``PermissionError: [Errno 13] Permission denied``) says nothing of
+why; so a check that crashed on a refusal says first, in one sentence per category, what the grader
+refuses, that `check` on the student's own machine does not, and what to do instead.
+
+Which categories: those of the refusals the kernel's listener or the worker's audit hook recorded
+for the check (``faults.EventLog.refused``), never words found in the error, which the submission
+writes. Whether the check crashed on one: a case ended in a ``PermissionError``, the error every
+refusal raises (EPERM from the hook and seccomp, EACCES from Landlock), and a type the grader
+rebuilds from a fixed list (``wire.MAPPED``) rather than takes from the worker; or the check could
+not run because the import raised one (a socket opened at import time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade.faults import IMPORT_FAILED, SubmissionBroken
+from dedup_harness.grade.worker import categories
+
+ALLOWED_ON_A_LAPTOP = "though `dedup-harness check` on your own machine allows them"
+SENTENCES = {
+    categories.PROCESSES: "The grader runs your code without child processes: multiprocessing (its pools, queues "
+    f"and locks), subprocess and os.fork are refused, {ALLOWED_ON_A_LAPTOP}; do the work in the stage's own "
+    "process (SHA-256 in a plain loop is fast enough).",
+    categories.NETWORK: "The grader runs your code without a network: every socket is refused, even one to your own "
+    f"machine for logs or metrics, {ALLOWED_ON_A_LAPTOP}; leave them out, and report counts in the stats dict.",
+    categories.FILES: "The grader lets your code read and write files only under the spool_dir a check hands the "
+    "stage (and the temp folder tempfile picks when given no dir): /tmp and every other folder are refused, "
+    f"{ALLOWED_ON_A_LAPTOP}; write the spool under the spool_dir the stage is given.",
+    categories.SIGNALS: "The grader lets your code send signals only to its own process: os.kill and os.killpg to "
+    f"any other process are refused, {ALLOWED_ON_A_LAPTOP}; a stage has no process to signal, so remove the call.",
+}
+REFUSAL_RAISES = "PermissionError"
+# How the outcome recorder ("Type: message") begins a case that crashed on one, in the check or in the import.
+CRASHED_ON_REFUSAL = (f"{REFUSAL_RAISES}: ", f"{SubmissionBroken.__name__}: {IMPORT_FAILED}: {REFUSAL_RAISES}: ")
+
+
+def crashed_on_refusal(cases: Sequence[Mapping[str, Any]]) -> bool:
+    """Did a case of the check crash with the error a refusal raises?"""
+    return any(
+        case.get("outcome") == Outcome.ERROR and str(case.get("message", "")).startswith(CRASHED_ON_REFUSAL)
+        for case in cases
+    )
+
+
+def sentences(refused: Sequence[str], cases: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The sentences for the categories ``refused`` of one check's worker, when the check crashed on one."""
+    if not crashed_on_refusal(cases):
+        return ()
+    return tuple(SENTENCES[category] for category in categories.CATEGORIES if category in refused)

@@ -1,0 +1,20 @@
+"""The categories of refused operation a student is told about: each describer of a refusal names one.
+
+The worker's audit hook (``audit``) and the kernel's listener (``grade/kernel_refusals.py``) say in
+words what a submission tried; a category says which of the grader's rules it met, so that the
+feedback can tell a student in plain words what to do instead (``grade/refused_words.py``). Four
+rules meet correct code written for a laptop: no child processes, no network, no files outside
+the worker's folders, no signals to other processes. What else is refused (ptrace, mounts, a filter
+of its own...) has no category: it is listed, and no correct stage needs it.
+
+Standard library only: the worker imports it inside the sandbox.
+"""
+
+from __future__ import annotations
+
+PROCESSES = "processes"
+NETWORK = "network"
+FILES = "files"
+SIGNALS = "signals"
+NONE = ""  # refused or noted, but none of the rules above
+CATEGORIES = (PROCESSES, NETWORK, FILES, SIGNALS)  # in the order the feedback says them
