@@ -122,3 +122,41 @@ def test_a_judges_message_names_the_first_differences_and_counts_the_rest(tmp_pa
 
     message = JUDGES["documents"](Subject(KeepsAll(), tmp_path), {"docs": docs}).message()
     assert message.count("expected to be dropped") == 5 and message.endswith("; and 3 more")
+
+
+class Scripted:
+    """A memory gauge whose peaks are read off a script, one per block: the noise a real gauge shows."""
+
+    def __init__(self, peaks: Iterator[int]) -> None:
+        self.peaks = peaks
+        self.peak: int | None = None
+
+    def __enter__(self) -> Scripted:
+        return self
+
+    def checkpoint(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        self.peak = next(self.peaks)
+
+
+@pytest.mark.parametrize(
+    ("peaks", "blocks", "fails"),
+    [
+        ([0, 500_000, 0, 10_000], 4, False),  # noise over the allowance once, then under it: a pass
+        ([0, 500_000] * 3, 6, True),  # over it in all three measurements: a fail
+        ([0, 0], 2, False),  # under it at once: one measurement
+    ],
+)
+def test_the_memory_check_fails_only_on_growth_that_repeats(
+    tmp_path: Path, peaks: list[int], blocks: int, fails: bool
+) -> None:
+    """A correct stage's growth wanders by a few hundred KB; a holding one's is over the allowance every time."""
+    script = iter(peaks)
+    subject = Subject(REFERENCE, tmp_path, lambda: Scripted(script))
+    verdict = JUDGES["memory"](subject, {"corpora": (4, 8)})
+    assert next(script, None) is None and len(peaks) == blocks
+    assert bool(verdict.message()) is fails, verdict.message()
+    if fails:
+        assert "(the least of 3 measurements)" in verdict.message()

@@ -21,6 +21,12 @@ from dedup_harness.core.removal import allocated_bytes
 BLOCK = "A long paragraph of plain words that says the same thing again and again to fill space. " * 185
 CORPORA = (48, 96)  # documents in the two corpora (about 1.6 and 3.1 MB)
 GROWTH_ALLOWED = 4  # the peak may grow by at most a quarter of what the documents grew by
+# A correct stage's growth between the two corpora is noise: from -0.22 to +0.30 MB in sixteen graded
+# runs here (the allocator's arenas, the batch in flight), beside an allowance of 0.39 MB; a stage that
+# holds the documents grows by 1.5 MB every time. So a growth over the allowance is measured again,
+# and the check fails only when every one of MEASUREMENTS is over it: noise must repeat three times
+# to cost a correct student the point, and a holding stage pays two more measurements.
+MEASUREMENTS = 3
 # B for both runs. The filter is tiny beside the documents at any B; at B = 1 (6 hashes a paragraph
 # rather than 55) a pure-Python stage spends its time on the documents, which is what is measured.
 FILTER_SIZE = 1
@@ -60,6 +66,13 @@ def memory(subject: Subject, inputs: Inputs) -> Verdict:
     subject.scratch.mkdir(parents=True, exist_ok=True)
     small_count, large_count = inputs.get("corpora", CORPORA)
     small, large = spooled_run(subject, small_count), spooled_run(subject, large_count)
+    more = large.corpus_bytes - small.corpus_bytes
+    grown = growth(small, large)
+    for _ in range(MEASUREMENTS - 1):
+        if grown is not None and grown <= more / GROWTH_ALLOWED:
+            break
+        again = growth(spooled_run(subject, small_count), spooled_run(subject, large_count))
+        grown = again if grown is None else grown if again is None else min(grown, again)
     differences = []
     if (small.documents_out, large.documents_out) != (small_count, large_count):
         differences.append(
@@ -72,13 +85,17 @@ def memory(subject: Subject, inputs: Inputs) -> Verdict:
         for run in (small, large)
         if run.spool_bytes < run.corpus_bytes
     ]
-    grown = None if small.peak is None or large.peak is None else large.peak - small.peak
-    more = large.corpus_bytes - small.corpus_bytes
     if grown is None:
         differences.append("the stage's memory could not be measured")
     elif grown > more / GROWTH_ALLOWED:
         differences.append(
-            f"for {more:,} more bytes of documents the stage's peak memory grew by {grown:,} bytes: it holds "
-            "the documents in memory instead of reading them back from its spool"
+            f"for {more:,} more bytes of documents the stage's peak memory grew by {grown:,} bytes (the least of "
+            f"{MEASUREMENTS} measurements): it holds the documents in memory instead of reading them back from its "
+            "spool"
         )
     return verdict({"peak_growth_at_most": more // GROWTH_ALLOWED}, {"peak_growth": grown}, differences)
+
+
+def growth(small: SpooledRun, large: SpooledRun) -> int | None:
+    """How much more the stage's peak grew for the large corpus than for the small one; None if unmeasured."""
+    return None if small.peak is None or large.peak is None else large.peak - small.peak
