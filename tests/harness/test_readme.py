@@ -78,3 +78,8 @@ def test_every_command_has_its_line_and_its_page() -> None:
 def test_the_readme_is_a_five_minute_read() -> None:
     words = len(text().split())
     assert words <= WORDS_IN_FIVE_MINUTES, f"the README has {words} words"
+
+
+def test_no_figure_is_left_as_a_placeholder() -> None:
+    """Every time the README quotes was measured: no NAME_MINUTES or NAME_SECONDS stands in for one."""
+    assert not re.findall(r"\b[A-Z]+_(?:MINUTES|SECONDS)\b", text())
