@@ -13,13 +13,7 @@ ALLOW_HELP = "a package submissions may import beside the standard library and c
 
 def count(text: str) -> int:
     """A whole number of at least 1 (jobs, children)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text}: expected at least 1")
-    return value
+    return _whole_number(text, 1, "at least 1")
 
 
 def seconds(text: str) -> float:
@@ -35,12 +29,16 @@ def seconds(text: str) -> float:
 
 def non_negative_int(text: str) -> int:
     """A whole number of at least 0 (0 turns an optional measurement off)."""
+    return _whole_number(text, 0, "0 or more")
+
+
+def _whole_number(text: str, least: int, words: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text}: expected 0 or more")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{text}: expected {words}")
     return value
 
 
