@@ -13,14 +13,13 @@ same run. The goal (issue 24): 200 submissions in at most 10 minutes on 2 cores.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import re
 import sys
 import tempfile
 from pathlib import Path
 
-from bench_grade_tiers import timed_run
+from bench_grade_tiers import grade_rows, has_full_marks, timed_run
 
 SAMPLES = Path(__file__).resolve().parent.parent / "tests" / "harness" / "submissions" / "samples"
 CORRECT = [SAMPLES / "correct_plain.py", SAMPLES / "correct_different.py"]
@@ -55,12 +54,9 @@ def grade_batch(paths: list[str], csv_file: Path, env: dict[str, str]) -> tuple[
 
 def wrong_scores(csv_file: Path) -> str:
     """ "" when every correct submission has full marks and every buggy one has not, else the first that is off."""
-    with csv_file.open(encoding="utf-8") as rows:
-        lines = [line for line in rows if not line.startswith("# ")]  # an older CSV opened with a comment
-    for row in csv.DictReader(lines):
+    for row in grade_rows(csv_file.read_text(encoding="utf-8")):
         n = int(re.findall(r"student(\d+)", row["submission"])[-1])
-        full = row["status"] == "graded" and row["score"] == row["max_score"]
-        if full == is_buggy(n):
+        if has_full_marks(row) == is_buggy(n):
             return f"{row['submission']}: {row['status']} {row['score']}/{row['max_score']}"
     return ""
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import io
 import os
 import resource
 import statistics
@@ -64,9 +63,17 @@ def one_grade(command: list[str], env: dict[str, str]) -> tuple[float, float, st
 
 def full_marks(csv_text: str) -> bool:
     """Does ``grade --csv -``'s output give its one submission full marks?"""
-    # The CSV's first line names its batch (a comment); a baseline older than that has none.
-    table = "".join(line for line in csv_text.splitlines(keepends=True) if not line.startswith("# "))
-    row = next(csv.DictReader(io.StringIO(table)), {})
+    rows = grade_rows(csv_text)
+    return bool(rows) and has_full_marks(rows[0])
+
+
+def grade_rows(csv_text: str) -> list[dict[str, str]]:
+    """The rows of grade's CSV. A baseline older than the header-first CSV opens with a comment line naming its
+    batch: it is dropped."""
+    return list(csv.DictReader(line for line in csv_text.splitlines(keepends=True) if not line.startswith("# ")))
+
+
+def has_full_marks(row: dict[str, str]) -> bool:
     return row.get("status") == "graded" and row.get("score") == row.get("max_score")
 
 

@@ -67,12 +67,10 @@ def memory(subject: Subject, inputs: Inputs) -> Verdict:
     small_count, large_count = inputs.get("corpora", CORPORA)
     small, large = spooled_run(subject, small_count), spooled_run(subject, large_count)
     more = large.corpus_bytes - small.corpus_bytes
-    grown = growth(small, large)
-    for _ in range(MEASUREMENTS - 1):
-        if grown is not None and grown <= more / GROWTH_ALLOWED:
-            break
-        again = growth(spooled_run(subject, small_count), spooled_run(subject, large_count))
-        grown = again if grown is None else grown if again is None else min(grown, again)
+    growths = [growth(small, large)]
+    while len(growths) < MEASUREMENTS and (growths[-1] is None or growths[-1] > more / GROWTH_ALLOWED):
+        growths.append(growth(spooled_run(subject, small_count), spooled_run(subject, large_count)))
+    grown = min((g for g in growths if g is not None), default=None)
     differences = []
     if (small.documents_out, large.documents_out) != (small_count, large_count):
         differences.append(
