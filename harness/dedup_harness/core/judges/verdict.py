@@ -42,8 +42,11 @@ class Subject:
     the module itself in-process, the grader's proxy to an isolated worker otherwise. ``scratch`` is a
     folder both sides can see, for the spool folders a judge hands the stage. ``memory`` measures the
     stage's memory around a block: tracemalloc in-process, the worker's resident memory in the grader.
+    ``own_filter``: the implementation runs with a ``corpus.bloom`` of its author's own (``check`` on a
+    student's own modules), not the course's, so no judge may expect the course's filter's exact answers.
     """
 
     impl: Any
     scratch: Path
     memory: Callable[[], MemoryGauge] = TracedMemory
+    own_filter: bool = False
