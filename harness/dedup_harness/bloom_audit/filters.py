@@ -14,9 +14,10 @@ from dedup_harness.bloom_audit import datatrove_mask
 from dedup_harness.bloom_audit.adapters import BloomAdapter, DatatroveAdapter, GenericAdapter, ReferenceAdapter
 from dedup_harness.bloom_audit.cases import DATATROVE_GRID, DATATROVE_SCENARIOS, Case, Promise
 from dedup_harness.bloom_audit.filter_checks import Finding
-from dedup_harness.bloom_audit.formulas import spec_bits, spec_hashes, textbook_rate
+from dedup_harness.bloom_audit.formulas import textbook_rate
 from dedup_harness.bloom_audit.package_targets import PACKAGE_TARGETS, Library, PackageTarget
 from dedup_harness.bloom_audit.target import Target, TargetError
+from dedup_harness.core import bloom_sizing
 
 
 class ReferenceTarget(Target):
@@ -35,8 +36,8 @@ class ReferenceTarget(Target):
 
     def promise(self, case: Case, adapter: BloomAdapter) -> Promise:
         assert case.error_rate is not None
-        m = spec_bits(case.capacity, case.error_rate)
-        k = spec_hashes(m, case.capacity)
+        m = bloom_sizing.bits(case.capacity, case.error_rate)
+        k = bloom_sizing.hashes(m, case.capacity)
         rate = textbook_rate(m, k, max(case.capacity, 1))
         return Promise(m, k, rate, "the course's m and k, and the Bloom rate at that m and k")
 
@@ -63,8 +64,8 @@ class DatatroveTarget(Target):
 
     def throughput_case(self, capacity: int, error_rate: float) -> tuple[Case, str]:
         # It takes no rate: the bytes the textbook gives for the rate, and the textbook's k for them.
-        m_bytes = -(-spec_bits(capacity, error_rate) // 8)
-        k = spec_hashes(8 * m_bytes, capacity)
+        m_bytes = -(-bloom_sizing.bits(capacity, error_rate) // 8)
+        k = bloom_sizing.hashes(8 * m_bytes, capacity)
         return Case("throughput", m_bytes, capacity, k=k), f"m_bytes = {m_bytes:,}, k = {k} for n = {capacity:,}"
 
     def build(self, case: Case) -> BloomAdapter:
