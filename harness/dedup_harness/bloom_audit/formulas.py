@@ -4,8 +4,9 @@ The sizing rule itself (m, k and ln 2) has one home, ``core/bloom_sizing.py``: t
 which every check and the grader also read. The audit compares a filter's own numbers with that copy,
 never with the reference's ``bits_for``: a check that reused the code under test would share its bugs.
 
-What is here only the audit uses: the rate a filter of m bits and k hashes delivers after n items, the
-optimum k as a real number, and the inverse of the rule (the rate that sizes n items at exactly m bits).
+What is here only the audit uses: the rate a filter of m bits and k hashes delivers after n items (and
+its inverse, the bits a delivered rate implies), the optimum k as a real number, and the inverse of the
+rule (the rate that sizes n items at exactly m bits).
 They stay beside the audit rather than in core, because no check, grader or shrinker asks them: core
 keeps what the trusted side promises, and this is how the audit measures a filter against it.
 """
@@ -29,6 +30,19 @@ def textbook_rate(m: int, k: int, n: int) -> float:
         return 1.0  # no bit is tested, so every query answers "present"
     filled = -math.expm1(k * n * math.log1p(-1.0 / m)) if m > 1 else 1.0
     return float(filled**k)
+
+
+def bits_for_rate(rate: float, k: int, n: int) -> float:
+    """The m at which k uniform hashes deliver ``rate`` after n items: the textbook rate solved for m.
+
+    ``(1 - e**(-k n / m)) ** k = rate`` gives ``m = -k n / ln(1 - rate ** (1/k))``; the rate grows as m
+    shrinks, so a filter delivering at least ``rate`` uses at most this many bits (inf at rate 0).
+    """
+    if rate <= 0.0:
+        return math.inf
+    if rate >= 1.0:
+        return 0.0
+    return -k * n / math.log1p(-(rate ** (1 / k)))
 
 
 def rate_for_bits(capacity: int, m: int) -> float:
