@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from dedup_harness.bloom_audit.bit_sources import Holder
-from dedup_harness.bloom_audit.filter_checks import FAIL, FILLS, MISS_EXPONENT, QUERIES
+from dedup_harness.bloom_audit.filter_checks import FAIL, FILLS, MISS_EXPONENT
 from dedup_harness.bloom_audit.formulas import optimal_k
 from dedup_harness.bloom_audit.reproductions import Reproduction
 
@@ -188,7 +188,9 @@ def _attribute(check: str, row: CaseReport, adapter: AnyFilterAdapter, built: st
 
 
 def _rate(row: CaseReport, adapter: AnyFilterAdapter, built: str) -> str:
-    per_fill = QUERIES // FILLS
+    """The audit's own probe: FILLS filters filled to capacity, the same number of fresh queries, its tolerance."""
+    per_fill = row.queries // FILLS
+    asked = per_fill * FILLS
     lines = [
         "rng, hits = random.Random(0), 0",
         f"for _ in range({FILLS}):",
@@ -196,8 +198,8 @@ def _rate(row: CaseReport, adapter: AnyFilterAdapter, built: str) -> str:
         f"    for _ in range({row.capacity}):",
         f"        {_insert(adapter, ITEM)}",
         f"    hits += sum({_contains(adapter, ITEM)} for _ in range({per_fill}))",
-        f'print(hits / {QUERIES}, "of fresh items read as present where {row.promised_rate:.3g} is promised")',
-        f"assert hits <= {row.tolerated}  # the most a filter keeping its promise shows in {QUERIES:,} queries",
+        f'print(hits / {asked}, "of fresh items read as present where {row.promised_rate:.3g} is promised")',
+        f"assert hits <= {row.tolerated}  # the most a filter keeping its promise shows in {asked:,} queries",
     ]
     return "\n".join(lines) + "\n"
 
