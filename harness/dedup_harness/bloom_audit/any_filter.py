@@ -132,7 +132,7 @@ class AnyFilterTarget(Target):
         self.build_filter, self.name, self.driving = build, name, driving or Driving()
         self.spelling = spelling or spelling_of(build)
         self.families = _families(families)
-        self.description = f"{name} (constructed as {TAKES[self.driving.takes].replace('build', _short(build))})"
+        self.description = f"constructed as {TAKES[self.driving.takes].replace('build', _short(build))}"
         if self.driving.takes == "bits":
             self.size_unit = "m (bits)"
         try:  # a class that cannot be built or driven is the caller's error, not a failed audit

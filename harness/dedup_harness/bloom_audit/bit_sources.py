@@ -17,7 +17,9 @@ those, the one that has grown the most.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +27,8 @@ from typing import Any
 DEPTH = 3  # the filter's attributes, theirs, and theirs again
 BREADTH = 64  # the items of a list, tuple or dict looked into (bits hide in the first few, not in a dataset)
 PICKLE_PROTOCOL = 4
+# Code, not state: never looked into (an object with __call__, such as a pipeline step, is state and is)
+CODE = (type, types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial)
 PICKLED = f".__reduce_ex__({PICKLE_PROTOCOL})"  # the path of the pickle state: what pickle.dumps asks for
 
 
@@ -119,7 +123,7 @@ def _walk(value: Any, path: str, depth: int, seen: set[int]) -> Iterator[tuple[s
         return
     seen.add(id(value))
     yield path, value
-    if depth == 0 or set_bits_of(value) is not None or isinstance(value, type) or callable(value):
+    if depth == 0 or set_bits_of(value) is not None or isinstance(value, CODE):
         return
     if hasattr(value, "__dict__"):
         seen.add(id(vars(value)))
