@@ -107,6 +107,13 @@ def test_where_no_bits_can_be_read_a_rate_high_at_every_size_names_few_reachable
         assert f"its rate is what at most {row.reachable_bits:,} bits give with k = {row.k}" in reason
 
 
+def test_where_no_bits_can_be_read_a_rate_that_half_the_bits_would_give_names_unused_bits() -> None:
+    report = audited(shown_filters.SealedEvenBits, families=["power of two", "high rate"])
+    assert [f.cause for f in report.findings] == [rate_shape.PART_OF_BITS]
+    shares = [(row.reachable_bits or 0) / (row.allocated_bits or 1) for row in report.rows]
+    assert all(0.3 < share <= rate_shape.PART for share in shares), shares
+
+
 def test_a_rate_that_fails_only_where_k_rounds_is_not_blamed_on_the_bits() -> None:
     # k = 2 where 1.15 is optimal (pybloom-live's fault): high only at p = 0.45, so no shape is named.
     class RoundsKUp(shown_filters.Sealed):
