@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
-from dedup_harness.bloom_audit.formulas import spec_bits, spec_hashes
+from dedup_harness.core import bloom_sizing
 
 
 class TextbookFilter:
@@ -16,8 +16,8 @@ class TextbookFilter:
 
     def __init__(self, capacity: int, error_rate: float) -> None:
         self.capacity, self.error_rate = capacity, error_rate
-        self.m = spec_bits(capacity, error_rate)
-        self.k = spec_hashes(self.m, capacity)
+        self.m = bloom_sizing.bits(capacity, error_rate)
+        self.k = bloom_sizing.hashes(self.m, capacity)
         self._set: set[int] = set()
 
     def _hash(self, item: bytes, i: int) -> int:
@@ -52,7 +52,7 @@ class KTimesEightFilter(TextbookFilter):
 
     def __init__(self, capacity: int, error_rate: float) -> None:
         super().__init__(capacity, error_rate)
-        self.k = spec_hashes(8 * self.m, capacity)
+        self.k = bloom_sizing.hashes(8 * self.m, capacity)
 
 
 class HalfBitsFilter(TextbookFilter):

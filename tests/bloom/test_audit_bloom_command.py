@@ -12,7 +12,7 @@ from dedup_harness.bloom_audit import cases
 from dedup_harness.cli import main
 from dedup_harness.commands import audit_bloom
 
-from . import broken_filters
+from . import broken_filters, shown_filters
 
 # Importing rich (which the command does) moves the global random state once per process: do it at
 # collection, before the fixture that guards the global RNG takes its snapshot.
@@ -114,3 +114,38 @@ def test_throughput_is_measured_and_printed_never_judged(one_case: None, capsys:
     assert main(["audit-bloom", "reference", "--throughput", "500", "--json", "-"]) == 0
     (speed,) = json.loads(capsys.readouterr().out)["throughput"]
     assert speed["capacity"] == 500 and speed["inserts_per_second"] > 0 and speed["queries_per_second"] > 0
+
+
+def test_a_filter_named_by_its_file_is_audited_from_any_folder_with_the_cause_named(
+    one_case: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert main(["audit-bloom", f"{shown_filters.__file__}:MaskedBytesFilter", "--json", "-"]) == 1
+    captured = capsys.readouterr()
+    (entry,) = json.loads(captured.out)["targets"]
+    (row,) = entry["rows"]
+    assert row["reachable_bits"] == 2 and "index reduced by a mask" in row["causes"]
+    assert [r["cause"] for r in entry["reproductions"]] == ["index reduced by a mask", "rate above its promise"]
+    assert "Reproduction of index reduced by a mask" in captured.err  # the tables go to stderr beside --json -
+
+
+def test_a_filter_built_from_bits_and_hashes_is_named_with_takes_bits(
+    one_case: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = f"{shown_filters.__file__}:BitsAndHashes"
+    assert main(["audit-bloom", spec, "--takes", "bits", "--json", "-"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["targets"][0]["rows"]
+    assert row["case"] == "power of two 1024: n=107, k=7" and row["reachable_bits"] == 1024
+
+
+def test_an_index_function_of_any_name_is_given_with_index(one_case: None, capsys: pytest.CaptureFixture[str]) -> None:
+    spec = f"{shown_filters.__file__}:NestedListFilter"
+    assert main(["audit-bloom", spec, "--index", "positions", "--json", "-"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)["targets"][0]["rows"]
+    reach = next(c for c in row["checks"] if c["check"] == "reachability")
+    assert reach["reason"] == "all 1024 bits reached (read from its index function positions)"
+
+
+def test_options_for_your_own_filter_without_one_named_exit_two(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit-bloom", "reference", "--index", "positions", "--takes", "bits"]) == 2
+    assert "--index and --takes apply only to a filter named module:Class" in capsys.readouterr().err

@@ -7,8 +7,8 @@ import math
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from dedup_harness.bloom_audit.formulas import rate_for_bits, spec_bits, spec_hashes
-from dedup_harness.core import reference
+from dedup_harness.bloom_audit.formulas import rate_for_bits
+from dedup_harness.core import bloom_sizing, reference
 
 from .sizes import bit_sizes
 
@@ -23,15 +23,15 @@ def test_m_and_k_follow_spec_4_3_at_every_size_family(m: int, bits_per_item: flo
     capacity = max(1, round(m / bits_per_item))
     rate = rate_for_bits(capacity, m)
     f = bloom.BloomFilter(capacity, rate)
-    assert f.m == m == spec_bits(capacity, rate)
-    assert f.k == spec_hashes(m, capacity) == max(1, round(m / max(capacity, 1) * math.log(2)))
+    assert f.m == m == bloom_sizing.bits(capacity, rate)
+    assert f.k == bloom_sizing.hashes(m, capacity) == max(1, round(m / max(capacity, 1) * math.log(2)))
 
 
 @given(capacity=st.integers(0, 10**6), rate=st.floats(1e-12, 0.99))
 def test_bits_for_and_hashes_for_match_the_formula_written_from_the_spec(capacity: int, rate: float) -> None:
-    assert bloom.bits_for(capacity, rate) == spec_bits(capacity, rate)
-    m = spec_bits(capacity, rate)
-    assert bloom.hashes_for(m, capacity) == spec_hashes(m, capacity)
+    assert bloom.bits_for(capacity, rate) == bloom_sizing.bits(capacity, rate)
+    m = bloom_sizing.bits(capacity, rate)
+    assert bloom.hashes_for(m, capacity) == bloom_sizing.hashes(m, capacity)
 
 
 @settings(max_examples=40)

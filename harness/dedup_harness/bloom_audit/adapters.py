@@ -7,7 +7,7 @@ Third-party packages are imported by name at run time, so this module imports wi
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from dedup_harness.core import reference
@@ -37,6 +37,22 @@ class BloomAdapter:
     def storage_bits(self) -> int | None:
         """The bits of memory its bit array occupies (``m`` rounded up to its words), where readable."""
         return None
+
+    def shows_bits(self) -> bool:
+        """Whether ``set_bits`` can be read at all (it may still find none that grow as items go in)."""
+        return self.set_bits() is not None
+
+    def bits_to_reach(self) -> int | None:
+        """The bits reachability is measured against: m, where the filter shows it."""
+        return self.m
+
+    def read_from(self) -> str:
+        """What reachability was measured from, said after its reason ("" for the filters the audit knows)."""
+        return ""
+
+    def unread(self) -> str:
+        """Why reachability could not be measured, when neither indexes nor bits can be read."""
+        return "the filter exposes neither its indexes nor its bits"
 
     def insert_many(self, items: Sequence[bytes]) -> None:
         for item in items:
@@ -177,39 +193,3 @@ def whitespace_tokenizer() -> Any:
             return [(0, len(text))]
 
     return WhitespaceTokenizer("en")
-
-
-_INSERT_NAMES = ("insert", "add")
-_CONTAINS_NAMES = ("contains", "__contains__")
-_M_NAMES = ("m", "num_bits", "size_in_bits", "bit_count")
-_K_NAMES = ("k", "num_slices", "num_hashes", "hash_count")
-
-
-def _first_name(obj: Any, names: Sequence[str]) -> str | None:
-    return next((name for name in names if hasattr(obj, name)), None)
-
-
-def _first_attr(obj: Any, names: Sequence[str]) -> Any:
-    name = _first_name(obj, names)
-    return None if name is None else getattr(obj, name)
-
-
-class GenericAdapter(NamedCallsAdapter):
-    """Any ``Class(capacity, error_rate)`` with insert/add and contains/__contains__; m, k, bit_indexes if present."""
-
-    def __init__(self, cls: Callable[..., Any], capacity: int, error_rate: float) -> None:
-        built = cls(capacity, error_rate)
-        insert, contains = _first_name(built, _INSERT_NAMES), _first_name(built, _CONTAINS_NAMES)
-        if insert is None or contains is None:
-            raise TypeError(f"{cls.__name__} has no insert/add or no contains/__contains__ method")
-        self.use(built, insert, contains)
-        m, k = _first_attr(built, _M_NAMES), _first_attr(built, _K_NAMES)
-        self.m = int(m) if isinstance(m, int) else None
-        self.k = int(k) if isinstance(k, int) else None
-        self._indexes = getattr(built, "bit_indexes", None)
-        self.has_indexes = callable(self._indexes)
-
-    def bit_indexes(self, item: bytes) -> list[int]:
-        if not callable(self._indexes):
-            return super().bit_indexes(item)
-        return [int(b) for b in self._indexes(item)]

@@ -6,9 +6,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dedup_harness.bloom_audit import reproductions
+from dedup_harness.bloom_audit import rate_shape
 from dedup_harness.bloom_audit.adapters import CaseRefused
-from dedup_harness.bloom_audit.binomial import tolerated_hits
+from dedup_harness.bloom_audit.binomial import ALPHA, tolerated_hits
 from dedup_harness.bloom_audit.cases import Case
 from dedup_harness.bloom_audit.filter_checks import (
     FAIL,
@@ -97,22 +97,28 @@ def overall_verdict(rows: Iterable[CaseReport]) -> str:
     return FAIL if FAIL in verdicts else PASS if PASS in verdicts else NA
 
 
-def audit_case(target: Target, case: Case, *, seed: int = 0, queries: int = QUERIES) -> CaseReport:
-    """All five checks on one case: a fresh filter for the capacity probe and another for reachability."""
+def audit_case(
+    target: Target, case: Case, *, seed: int = 0, queries: int = QUERIES, alpha: float = ALPHA
+) -> CaseReport:
+    """All five checks on one case: a fresh filter for the capacity probe and another for reachability.
+
+    ``alpha`` is the tolerance: the chance that a filter keeping its promise fails a statistical check.
+    """
     tag = f"{seed}:{target.name}:{case.label}:{case.control}"
     try:
         adapter = target.build(case)
     except CaseRefused as refused:
         return not_applicable(case, str(refused))
     promise = target.promise(case, adapter)
-    reach = probe_reach(target.build(case), f"{tag}:reach")
+    reacher = target.build(case)  # a filter of its own: the reach probe fills it
+    reach = probe_reach(reacher, f"{tag}:reach")
     probe = probe_capacity(lambda: target.build(case), tag, case.capacity, queries)
     checks = [
         check_sizing(adapter, promise),
         check_k(adapter, promise, case),
-        check_reachability(adapter, reach),
+        check_reachability(reacher, reach, alpha),
         check_false_negatives(probe),
-        check_delivered_rate(probe, promise, adapter, case),
+        check_delivered_rate(probe, promise, adapter, case, alpha),
     ]
     if reach is None:
         reachable, how = None, "n/a"
@@ -122,7 +128,7 @@ def audit_case(target: Target, case: Case, *, seed: int = 0, queries: int = QUER
     return CaseReport.of(
         case,
         allocated_bits=adapter.m,
-        storage_bits=adapter.storage_bits(),
+        storage_bits=reacher.storage_bits(),
         reachable_bits=reachable,
         reachable_how=how,
         k=adapter.k,
@@ -132,7 +138,7 @@ def audit_case(target: Target, case: Case, *, seed: int = 0, queries: int = QUER
         delivered_rate=probe.false_positives / probe.queries,
         false_positives=probe.false_positives,
         queries=probe.queries,
-        tolerated=tolerated_hits(probe.queries, promise.rate),
+        tolerated=tolerated_hits(probe.queries, promise.rate, alpha),
         verdict="fail" if any(c.status == FAIL for c in checks) else "pass",
         checks=checks,
     )
@@ -165,16 +171,23 @@ def findings_of(rows: list[CaseReport]) -> list[Finding]:
 
 
 def audit(
-    target: Target, *, seed: int = 0, on_case: Callable[[Case], None] | None = None, cases: list[Case] | None = None
+    target: Target,
+    *,
+    seed: int = 0,
+    on_case: Callable[[Case], None] | None = None,
+    cases: list[Case] | None = None,
+    queries: int = QUERIES,
+    alpha: float = ALPHA,
 ) -> AuditReport:
     """Audit every case of ``target`` (or the ``cases`` given); ``on_case`` hears of each once it is done."""
     rows = []
     for case in cases if cases is not None else target.cases():
-        rows.append(audit_case(target, case, seed=seed))
+        rows.append(audit_case(target, case, seed=seed, queries=queries, alpha=alpha))
         if on_case is not None:
             on_case(case)
+    rows = rate_shape.named_by_shape(rows, alpha)
     findings, notes = findings_of(rows), target.notes() + storage_notes(rows)
-    repros = reproductions.for_causes(target.name, [f.cause for f in findings + notes])
+    repros = target.reproductions(rows, [f.cause for f in findings + notes])
     return AuditReport(target.name, target.description, target.size_unit, rows, findings, notes, target.version, repros)
 
 

@@ -46,6 +46,20 @@ def tolerated_hits(trials: int, rate: float, alpha: float = ALPHA) -> int:
     return lo
 
 
+def lowest_rate(hits: int, trials: int, alpha: float = ALPHA) -> float:
+    """The lowest rate the bound does not reject for ``hits`` of ``trials``: a rate this low or higher is likely."""
+    if hits <= 0 or trials <= 0:
+        return 0.0
+    lo, hi = 0.0, hits / trials  # rejected at lo (for hits > 0), accepted at the observed rate
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if upper_tail_bound(hits, trials, mid) >= alpha:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
 def expected_distinct(m: int, draws: int) -> float:
     """Distinct bits a uniform index over m bits reaches in ``draws`` draws, on average."""
     return m * -math.expm1(draws * math.log1p(-1.0 / m)) if m > 1 else float(min(draws, 1))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -58,6 +59,7 @@ class Reach:
     saturated: bool  # no new bit in the second half of the draws
     union: int  # OR of every bit reached
     out_of_range: int | None  # an index outside range(m), if one was seen
+    busiest_tenth: float | None = None  # the share of draws on the busiest tenth of the bits (index functions only)
 
 
 @dataclass(frozen=True)
@@ -102,6 +104,8 @@ def check_k(adapter: BloomAdapter, promise: Promise, case: Case) -> CheckResult:
         return CheckResult("k", NA, "the filter does not expose k")
     if k < 1:
         return CheckResult("k", FAIL, f"k = {k}: no bit is tested, so every query answers present", cause="k = 0")
+    if case.k is not None and k != case.k:
+        return CheckResult("k", FAIL, f"k = {k} where it was built with k = {case.k}", cause="k off what it was given")
     if case.k is not None:
         return CheckResult("k", PASS, f"k = {k}, given by the caller")
     if promise.k is None:
@@ -135,16 +139,19 @@ def _k_reason(k: int, implied: int, adapter: BloomAdapter, case: Case) -> str:
 
 
 def probe_reach(adapter: BloomAdapter, seed: str, budget: int = REACH_DRAW_BUDGET) -> Reach | None:
-    """Draw indexes (or insert items and read the bits) until every bit is seen or the budget is spent."""
-    m, k = adapter.m, adapter.k
-    if m is None or not (adapter.has_indexes or adapter.set_bits() is not None):
+    """Draw indexes (or insert items and read the bits) until every bit is seen or the budget is spent.
+
+    None when neither can be read: no index function, and no bits (or none that grow as items go in).
+    """
+    m, k = adapter.bits_to_reach(), adapter.k
+    if m is None or not (adapter.has_indexes or adapter.shows_bits()):
         return None
     per_item = max(k or 1, 1)
     wanted = min(budget, math.ceil(m * (math.log(m) + MISS_EXPONENT)))
     rng = random.Random(seed)
     seen: set[int] = set()
+    hits: Counter[int] = Counter()  # per bit, where the index function is read
     draws = items = last_new = 0
-    out_of_range = None
     while draws < wanted and len(seen) < m:
         # small batches, so "no new bit in the second half of the draws" can be seen
         batch = [rng.randbytes(16) for _ in range(max(16, min(4096, wanted // (per_item * 32) + 1)))]
@@ -152,46 +159,69 @@ def probe_reach(adapter: BloomAdapter, seed: str, budget: int = REACH_DRAW_BUDGE
         before = len(seen)
         if adapter.has_indexes:
             for row in adapter.indexes_many(batch):
-                seen.update(row)
+                hits.update(row)
                 draws += len(row)
+            seen = set(hits)
         else:
             adapter.insert_many(batch)
-            seen = adapter.set_bits() or set()
+            now = adapter.set_bits()
+            if now is None:
+                return None  # no holder of bits grew as items went in: its bits are not where they can be read
+            seen = set(now)
             draws += len(batch) * (k if k is not None else 1)
         if len(seen) > before:
             last_new = draws
         if draws == 0:
             break  # the filter sets no bit at all (k = 0): nothing more to learn
-        bad = [b for b in seen if not 0 <= b < m]
-        if bad and out_of_range is None:
-            out_of_range = bad[0]
+    out_of_range = next((b for b in seen if not 0 <= b < m), None)
     union = 0
     for b in seen:
         union |= max(b, 0)
     exhaustive = draws >= math.ceil(m * (math.log(m) + MISS_EXPONENT))
-    return Reach(len(seen), draws, items, exhaustive, 2 * last_new <= draws, union, out_of_range)
+    busiest = _busiest_tenth(hits, m) if hits else None
+    return Reach(len(seen), draws, items, exhaustive, 2 * last_new <= draws, union, out_of_range, busiest)
 
 
-def check_reachability(adapter: BloomAdapter, reach: Reach | None) -> CheckResult:
-    m = adapter.m
+def _busiest_tenth(hits: Counter[int], m: int) -> float:
+    """The share of all draws that landed on the busiest tenth of the m bits (a uniform index: about 0.1)."""
+    top = [count for _, count in hits.most_common(max(1, m // 10))]
+    return sum(top) / sum(hits.values())
+
+
+def check_reachability(adapter: BloomAdapter, reach: Reach | None, alpha: float = ALPHA) -> CheckResult:
+    m = adapter.bits_to_reach()
     if reach is None or m is None:
-        return CheckResult("reachability", NA, "the filter exposes neither its indexes nor its bits")
+        return CheckResult("reachability", NA, adapter.unread())
+    source = f" ({adapter.read_from()})" if adapter.read_from() else ""
     if reach.out_of_range is not None:
-        return CheckResult("reachability", FAIL, f"index {reach.out_of_range} lies outside range({m})", "index range")
+        reason = f"index {reach.out_of_range} lies outside range({m}){source}"
+        return CheckResult("reachability", FAIL, reason, "index range")
     if reach.seen == m:
-        return CheckResult("reachability", PASS, f"all {m} bits reached")
+        return CheckResult("reachability", PASS, f"all {m} bits reached{source}")
     if reach.draws == 0:
         return CheckResult("reachability", FAIL, f"no bit of {m} is ever set: items get no indexes", "k = 0")
     if reach.exhaustive:
         why = " (a uniform index misses a bit with probability < 1e-8)"
-    elif reach.seen < distinct_floor(m, reach.draws, reach.items, adapter.k or 1, ALPHA):
+    elif reach.seen < distinct_floor(m, reach.draws, reach.items, adapter.k or 1, alpha):
         why = f", where a uniform index reaches about {expected_distinct(m, reach.draws):.0f}"
     else:
-        reason = f"{reach.seen} distinct bits in {reach.draws} draws, as a uniform index over {m} bits gives"
+        reason = f"{reach.seen} distinct bits in {reach.draws} draws, as a uniform index over {m} bits gives{source}"
         return CheckResult("reachability", PASS, reason)
+    reason = f"only {reach.seen} of {m} bits reached in {reach.draws} draws{why}"
     mask = _mask_diagnosis(reach, m)
-    reason = f"only {reach.seen} of {m} bits reached in {reach.draws} draws{why}{mask}"
-    return CheckResult("reachability", FAIL, reason, "index reduced by a mask" if mask else "unreachable bits")
+    if mask:
+        return CheckResult("reachability", FAIL, reason + mask + source, "index reduced by a mask")
+    if not reach.saturated:
+        return CheckResult("reachability", FAIL, reason + _skew_diagnosis(reach) + source, "index skewed")
+    return CheckResult("reachability", FAIL, reason + source, "unreachable bits")
+
+
+def _skew_diagnosis(reach: Reach) -> str:
+    """Bits still being found late: the index reaches them, but far less often than others."""
+    text = ": new bits were still being found in the second half of the draws, so more are reachable but rarely hit"
+    if reach.busiest_tenth is not None:
+        text += f"; the busiest tenth of the bits took {reach.busiest_tenth:.0%} of the draws (a uniform index: 10%)"
+    return text
 
 
 def _mask_diagnosis(reach: Reach, m: int) -> str:
@@ -238,11 +268,13 @@ def check_false_negatives(probe: Probe) -> CheckResult:
     return CheckResult("no false negatives", FAIL, reason, "false negatives")
 
 
-def check_delivered_rate(probe: Probe, promise: Promise, adapter: BloomAdapter, case: Case) -> CheckResult:
+def check_delivered_rate(
+    probe: Probe, promise: Promise, adapter: BloomAdapter, case: Case, alpha: float = ALPHA
+) -> CheckResult:
     delivered = probe.false_positives / probe.queries
-    tolerated = tolerated_hits(probe.queries, promise.rate)
+    tolerated = tolerated_hits(probe.queries, promise.rate, alpha)
     summary = f"{probe.false_positives} of {probe.queries} fresh items read as present ({delivered:.3g})"
-    if upper_tail_bound(probe.false_positives, probe.queries, promise.rate) >= ALPHA:
+    if upper_tail_bound(probe.false_positives, probe.queries, promise.rate) >= alpha:
         return CheckResult("delivered rate", PASS, f"{summary}; promised {promise.rate:.3g}, tolerance {tolerated}")
     reason = f"{summary} where {promise.rate:.3g} is promised: above the {tolerated} a binomial tolerance allows"
     if adapter.m and adapter.k is not None and adapter.k >= 1:

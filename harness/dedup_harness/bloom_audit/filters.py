@@ -3,20 +3,21 @@
 from __future__ import annotations
 
 import importlib
-import os
-import sys
 from collections.abc import Callable
 from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from dedup_harness.bloom_audit import datatrove_mask
-from dedup_harness.bloom_audit.adapters import BloomAdapter, DatatroveAdapter, GenericAdapter, ReferenceAdapter
+from dedup_harness.bloom_audit import datatrove_mask, loading
+from dedup_harness.bloom_audit.adapters import BloomAdapter, DatatroveAdapter, ReferenceAdapter
+from dedup_harness.bloom_audit.any_filter import AnyFilterTarget, Driving
 from dedup_harness.bloom_audit.cases import DATATROVE_GRID, DATATROVE_SCENARIOS, Case, Promise
 from dedup_harness.bloom_audit.filter_checks import Finding
-from dedup_harness.bloom_audit.formulas import spec_bits, spec_hashes, textbook_rate
+from dedup_harness.bloom_audit.formulas import textbook_rate
 from dedup_harness.bloom_audit.package_targets import PACKAGE_TARGETS, Library, PackageTarget
 from dedup_harness.bloom_audit.target import Target, TargetError
+from dedup_harness.bloom_audit.written_reproductions import spelling_of
+from dedup_harness.core import bloom_sizing
 
 
 class ReferenceTarget(Target):
@@ -35,8 +36,8 @@ class ReferenceTarget(Target):
 
     def promise(self, case: Case, adapter: BloomAdapter) -> Promise:
         assert case.error_rate is not None
-        m = spec_bits(case.capacity, case.error_rate)
-        k = spec_hashes(m, case.capacity)
+        m = bloom_sizing.bits(case.capacity, case.error_rate)
+        k = bloom_sizing.hashes(m, case.capacity)
         rate = textbook_rate(m, k, max(case.capacity, 1))
         return Promise(m, k, rate, "the course's m and k, and the Bloom rate at that m and k")
 
@@ -63,8 +64,8 @@ class DatatroveTarget(Target):
 
     def throughput_case(self, capacity: int, error_rate: float) -> tuple[Case, str]:
         # It takes no rate: the bytes the textbook gives for the rate, and the textbook's k for them.
-        m_bytes = -(-spec_bits(capacity, error_rate) // 8)
-        k = spec_hashes(8 * m_bytes, capacity)
+        m_bytes = -(-bloom_sizing.bits(capacity, error_rate) // 8)
+        k = bloom_sizing.hashes(8 * m_bytes, capacity)
         return Case("throughput", m_bytes, capacity, k=k), f"m_bytes = {m_bytes:,}, k = {k} for n = {capacity:,}"
 
     def build(self, case: Case) -> BloomAdapter:
@@ -86,39 +87,6 @@ def _quiet_datatrove_logging() -> None:
     importlib.import_module("loguru").logger.disable("datatrove")
 
 
-class GenericTarget(Target):
-    """Any ``module:Class`` constructed as ``Class(capacity, error_rate)``."""
-
-    def __init__(self, spec: str) -> None:
-        self.name = spec
-        self.cls = load_class(spec)
-        self.description = f"{spec} (constructed as Class(capacity, error_rate))"
-        try:  # a class that cannot be built or driven is the caller's error, not a failed audit
-            GenericAdapter(self.cls, 100, 0.01)
-        except Exception as exc:
-            raise TargetError(f"{spec} cannot be used as a Bloom filter: {type(exc).__name__}: {exc}") from exc
-
-    def build(self, case: Case) -> BloomAdapter:
-        assert case.error_rate is not None
-        return GenericAdapter(self.cls, case.capacity, case.error_rate)
-
-
-def load_class(spec: str) -> Callable[..., Any]:
-    module_name, _, class_name = spec.partition(":")
-    if not module_name or not class_name:
-        raise TargetError(f"{spec!r} is not of the form module:Class")
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # like `python -m`: modules beside the caller import
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise TargetError(f"cannot import {module_name!r} for {spec!r}: {exc}") from exc
-    cls = getattr(module, class_name, None)
-    if not callable(cls):
-        raise TargetError(f"{module_name!r} has no class {class_name!r}")
-    return cls  # type: ignore[no-any-return]
-
-
 def _package(library: Library) -> tuple[Callable[[], Target], str]:
     return partial(PackageTarget, library), f"{library.name} (the audit extra pins the release audited)"
 
@@ -131,15 +99,17 @@ _BUILTIN: dict[str, tuple[Callable[[], Target], str]] = {
 TARGET_NAMES = tuple(_BUILTIN)
 
 
-def resolve_target(spec: str) -> Target:
-    """The target named by ``spec``: a built-in name or ``module:Class``."""
+def resolve_target(spec: str, driving: Driving | None = None) -> Target:
+    """The target named by ``spec``: a built-in name, ``module:Class`` or ``path/to/file.py:Class``."""
     if spec in _BUILTIN:
         factory, install = _BUILTIN[spec]
         try:
             return factory()
         except (ImportError, PackageNotFoundError) as exc:
             raise TargetError(f"{spec} is not installed ({exc}); install it with: pip install {install}") from exc
-    if ":" in spec:
-        return GenericTarget(spec)
+    if loading.is_spec(spec):
+        build, located = loading.load(spec)
+        spelling = spelling_of(build, str(located.folder) if located.file else None)
+        return AnyFilterTarget(build, spec, driving or Driving(), spelling=spelling)
     names = ", ".join(TARGET_NAMES)
-    raise TargetError(f"unknown target {spec!r}: expected one of {names}, or module:Class")
+    raise TargetError(f"unknown target {spec!r}: expected one of {names}, or {loading.FORMS}")

@@ -1,7 +1,14 @@
-"""Bloom sizing arithmetic, written from docs/bloom.md and the textbook, independent of any filter it checks.
+"""The audit's own Bloom arithmetic: the textbook rate, the real-valued optimal k, and the rate that sizes exact bits.
 
-The audit compares a filter's own numbers with these: a check that reused the reference's
-``bits_for`` would share its bugs.
+The sizing rule itself (m, k and ln 2) has one home, ``core/bloom_sizing.py``: the trusted side's copy,
+which every check and the grader also read. The audit compares a filter's own numbers with that copy,
+never with the reference's ``bits_for``: a check that reused the code under test would share its bugs.
+
+What is here only the audit uses: the rate a filter of m bits and k hashes delivers after n items (and
+its inverse, the bits a delivered rate implies), the optimum k as a real number, and the inverse of the
+rule (the rate that sizes n items at exactly m bits).
+They stay beside the audit rather than in core, because no check, grader or shrinker asks them: core
+keeps what the trusted side promises, and this is how the audit measures a filter against it.
 """
 
 from __future__ import annotations
@@ -9,18 +16,7 @@ from __future__ import annotations
 import math
 import sys
 
-LN2 = math.log(2)
-
-
-def spec_bits(capacity: int, error_rate: float) -> int:
-    """docs/bloom.md: ``m = ceil(-n ln p / (ln 2)**2)``, at least 1, with ``n = max(capacity, 1)``."""
-    n = max(capacity, 1)
-    return max(1, math.ceil(-n * math.log(error_rate) / LN2**2))
-
-
-def spec_hashes(m: int, capacity: int) -> int:
-    """docs/bloom.md: ``k = max(1, round(m / n * ln 2))``."""
-    return max(1, round(m / max(capacity, 1) * LN2))
+from dedup_harness.core.bloom_sizing import LN2, bits
 
 
 def optimal_k(m: int, capacity: int) -> float:
@@ -36,21 +32,34 @@ def textbook_rate(m: int, k: int, n: int) -> float:
     return float(filled**k)
 
 
-def rate_for_bits(capacity: int, m: int) -> float:
-    """An error rate at which docs/bloom.md's rule sizes a filter for ``capacity`` items at exactly ``m`` bits.
+def bits_for_rate(rate: float, k: int, n: int) -> float:
+    """The m at which k uniform hashes deliver ``rate`` after n items: the textbook rate solved for m.
 
-    ``spec_bits`` falls as the rate rises; bisect on ln(rate) until it lands on m. A float rate
-    reaches down to about 1e-308, so m can be at most about 1,470 bits per item.
+    ``(1 - e**(-k n / m)) ** k = rate`` gives ``m = -k n / ln(1 - rate ** (1/k))``; the rate grows as m
+    shrinks, so a filter delivering at least ``rate`` uses at most this many bits (inf at rate 0).
+    """
+    if rate <= 0.0:
+        return math.inf
+    if rate >= 1.0:
+        return 0.0
+    return -k * n / math.log1p(-(rate ** (1 / k)))
+
+
+def rate_for_bits(capacity: int, m: int) -> float:
+    """An error rate at which the sizing rule (``bloom_sizing.bits``) sizes ``capacity`` items at exactly ``m`` bits.
+
+    ``bits`` falls as the rate rises; bisect on ln(rate) until it lands on m. A float rate reaches
+    down to about 1e-308, so m can be at most about 1,470 bits per item.
     """
     if m < 1:
         raise ValueError(f"m must be at least 1, got {m}")
     lo, hi = math.log(sys.float_info.min), math.log1p(-1e-16)  # many bits at lo, one bit at hi
     for _ in range(200):
         mid = (lo + hi) / 2
-        bits = spec_bits(capacity, math.exp(mid))
-        if bits == m:
+        sized = bits(capacity, math.exp(mid))
+        if sized == m:
             return math.exp(mid)
-        if bits > m:
+        if sized > m:
             lo = mid
         else:
             hi = mid

@@ -15,12 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dedup_harness.bloom_audit.adapters import CaseRefused, NamedCallsAdapter
-
-
-def bits_of(data: bytes, *, high_bit_first: bool = False) -> set[int]:
-    """The set bits of a byte string, bit b at byte b // 8 (its lowest bit first, unless ``high_bit_first``)."""
-    order = range(7, -1, -1) if high_bit_first else range(8)
-    return {i * 8 + place for i, byte in enumerate(data) if byte for place, bit in enumerate(order) if byte >> bit & 1}
+from dedup_harness.bloom_audit.bit_sources import bits_of
 
 
 def stable_hash128(item: Any) -> int:

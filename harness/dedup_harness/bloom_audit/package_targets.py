@@ -20,8 +20,8 @@ from importlib.metadata import version
 from dedup_harness.bloom_audit import package_adapters as pa
 from dedup_harness.bloom_audit.adapters import BloomAdapter
 from dedup_harness.bloom_audit.cases import Case, Promise
-from dedup_harness.bloom_audit.formulas import LN2
 from dedup_harness.bloom_audit.target import Target
+from dedup_harness.core.bloom_sizing import LN2
 
 CONSTRUCTED_WITH = "the error rate it was constructed with"
 

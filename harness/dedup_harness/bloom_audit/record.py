@@ -2,17 +2,22 @@
 
 The record is a ``--json`` document (docs/bloom-audit.json keeps the one the docs describe). A new
 release that fixes a fault, or brings one, shows as a case whose verdict or causes changed; a
-library the record does not know shows as new. Only the libraries in this run are compared.
+library the record does not know shows as new. Only the libraries in this run are compared. The
+record also reads back whole (``reports_of_json``, ``speeds_of_json``): the results page is written
+from it, and tests draw real results from it with no library installed.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.bloom_audit.audit import AuditReport
+from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
+from dedup_harness.bloom_audit.filter_checks import CheckResult, Finding
+from dedup_harness.bloom_audit.reproductions import Reproduction
+from dedup_harness.bloom_audit.throughput import Throughput
 
 
 @dataclass(frozen=True)
@@ -44,9 +49,8 @@ Outcomes = dict[str, dict[str, Outcome]]  # target -> case -> outcome
 
 def load(path: Path) -> Outcomes:
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        return outcomes_of_json(document)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return outcomes_of_json(read(path))
+    except (KeyError, TypeError) as exc:
         raise RecordError(f"cannot read the record {path}: {type(exc).__name__}: {exc}") from exc
 
 
@@ -86,3 +90,40 @@ def changes(recorded: Outcomes, reports: list[AuditReport]) -> list[Change]:
 
 def _version(outcomes: dict[str, Outcome]) -> str:
     return next(iter(outcomes.values())).version if outcomes else ""
+
+
+def read(path: Path) -> dict[str, Any]:
+    """The record at ``path``, as JSON; ``RecordError`` naming it when it cannot be read."""
+    try:
+        document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise RecordError(f"cannot read the record {path}: {type(exc).__name__}: {exc}") from exc
+    return document
+
+
+def reports_of_json(document: dict[str, Any]) -> list[AuditReport]:
+    """One report per library of the record, in its order, as the run that wrote it had them."""
+    return [_report(entry) for entry in document["targets"]]
+
+
+def speeds_of_json(document: dict[str, Any]) -> list[Throughput]:
+    """The record's inserts and queries per second."""
+    return [Throughput(**t) for t in document["throughput"]]
+
+
+def _row(row: dict[str, Any]) -> CaseReport:
+    names = {f.name for f in fields(CaseReport)} - {"checks"}
+    return CaseReport(**{name: row[name] for name in names}, checks=[CheckResult(**c) for c in row["checks"]])
+
+
+def _report(entry: dict[str, Any]) -> AuditReport:
+    return AuditReport(
+        entry["target"],
+        entry["description"],
+        entry["size_unit"],
+        [_row(row) for row in entry["rows"]],
+        [Finding(**f) for f in entry["findings"]],
+        [Finding(**f) for f in entry["notes"]],
+        entry["version"],
+        [Reproduction(**r) for r in entry["reproductions"]],
+    )

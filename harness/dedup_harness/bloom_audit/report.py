@@ -34,6 +34,8 @@ def _rate(value: float | None) -> str:
 def _reachable(row: CaseReport) -> str:
     if row.reachable_bits is None:
         return "n/a"
+    if row.reachable_how == "rate":  # bounded by the delivered rate where no bits could be read
+        return f"<= {row.reachable_bits:,} (rate)"
     prefix = {"all": "", "saturated": "", "at least": ">= "}.get(row.reachable_how, "")
     return f"{prefix}{row.reachable_bits:,}"
 
@@ -104,9 +106,9 @@ def print_audit(console: Console, report: AuditReport) -> None:
 
 def print_reproduction(console: Console, reproduction: Reproduction) -> None:
     """The few lines that show a fault with the library alone (checked against ``reproduction.release``)."""
+    release = f" {reproduction.release}" if reproduction.release else ""
     console.print(
-        f"[bold]Reproduction[/bold] of {reproduction.cause} ({reproduction.target} {reproduction.release}):"
-        f" {reproduction.title}",
+        f"[bold]Reproduction[/bold] of {reproduction.cause} ({reproduction.target}{release}): {reproduction.title}",
         markup=True,
         highlight=False,
     )

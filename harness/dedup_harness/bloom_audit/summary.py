@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from dedup_harness.bloom_audit.audit import AuditReport, CaseReport, overall_verdict
 from dedup_harness.bloom_audit.filter_checks import FAIL
-from dedup_harness.bloom_audit.formulas import LN2
+from dedup_harness.core.bloom_sizing import LN2
 
 
 @dataclass(frozen=True)

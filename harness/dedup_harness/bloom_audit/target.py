@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from dedup_harness.bloom_audit import reproductions
 from dedup_harness.bloom_audit.adapters import BloomAdapter
 from dedup_harness.bloom_audit.cases import Case, Promise, rate_sized_cases
 from dedup_harness.bloom_audit.filter_checks import Finding
+from dedup_harness.bloom_audit.reproductions import Reproduction
+
+if TYPE_CHECKING:  # audit.py runs a target and hands it its rows
+    from dedup_harness.bloom_audit.audit import CaseReport
 
 
 class Target:
@@ -37,6 +45,10 @@ class Target:
     def notes(self) -> list[Finding]:
         """Faults found by probes outside the table's checks."""
         return []
+
+    def reproductions(self, rows: Sequence[CaseReport], causes: Sequence[str]) -> list[Reproduction]:
+        """The reproduction of each fault among ``causes``: for a library the audit knows, its recorded ones."""
+        return reproductions.for_causes(self.name, causes)
 
 
 class TargetError(Exception):

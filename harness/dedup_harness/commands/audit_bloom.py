@@ -1,7 +1,8 @@
 """``dedup-harness audit-bloom TARGET...``: the Bloom sizing regression checks against real filters.
 
 Exit status: 0 when every target delivers what it promises, 1 when one fails a check, 2 when a
-target cannot be loaded (an unknown name, a package not installed, a module:Class that does not import).
+target cannot be loaded (an unknown name, a package not installed, a module:Class or file.py:Class
+that does not import or cannot be built and driven as a filter).
 With ``--compare RECORD`` the question is what changed: 0 when every verdict is the record's, 1 when one
 differs (a new release fixed a fault or brought one), 2 when the record cannot be read.
 """
@@ -15,7 +16,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.bloom_audit import datatrove_mask, record, throughput
+from dedup_harness.bloom_audit import datatrove_mask, loading, record, throughput
+from dedup_harness.bloom_audit.any_filter import TAKES, Driving
 from dedup_harness.bloom_audit.audit import AuditReport, audit
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
 from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, resolve_target
@@ -43,7 +45,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "targets",
         nargs="*",
         metavar="TARGET",
-        help=f"one of {', '.join(TARGET_NAMES)}, or module:Class (built as Class(capacity, error_rate))",
+        help=f"one of {', '.join(TARGET_NAMES)}, or {loading.FORMS} (your own filter; see --takes)",
+    )
+    own = parser.add_argument_group("your own filter (module:Class or path/to/file.py:Class)")
+    own.add_argument(
+        "--takes",
+        choices=tuple(TAKES),
+        default="rate",
+        help=f"how it is built: rate, {TAKES['rate']} (the default); bits, {TAKES['bits']}",
+    )
+    own.add_argument("--index", metavar="NAME", help="its index function (item -> bit positions), if not bit_indexes")
+    own.add_argument(
+        "--bits",
+        metavar="NAME",
+        help="the attribute holding its bits (bits, store.array), if the audit should not look",
     )
     parser.add_argument("--all", action="store_true", help="audit every built-in target, side by side")
     parser.add_argument(
@@ -77,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
             outputs.file("--json", args.json)
             outputs.file("--html", args.html)
             recorded = record.load(Path(args.compare)) if args.compare else None
-            targets = [resolve_target(spec) for spec in names]
+            driving = _driving(args, names)
+            targets = [resolve_target(spec, driving) for spec in names]
         except (MissingExtra, TargetError, OutputError, RecordError) as exc:
             return fail("audit-bloom", exc)
         reports, mask_report = _audit(targets, args.seed)
@@ -102,6 +118,16 @@ def run(args: argparse.Namespace) -> int:
         print_changes(console, args.compare, changes)
         return 1 if changes else 0
     return 0 if all(report.passed for report in reports) else 1
+
+
+def _driving(args: argparse.Namespace, names: list[str]) -> Driving:
+    """How a module:Class target is built and read; refused when no such target is named."""
+    given = [f"--{option}" for option in ("index", "bits") if getattr(args, option)]
+    given += ["--takes"] if args.takes != "rate" else []
+    if given and not any(loading.is_spec(name) for name in names if name not in TARGET_NAMES):
+        verb = "applies" if len(given) == 1 else "apply"
+        raise TargetError(f"{' and '.join(given)} {verb} only to a filter named {loading.FORMS}, and none is named")
+    return Driving(args.takes, args.index, args.bits)
 
 
 def _print(

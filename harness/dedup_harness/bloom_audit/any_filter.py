@@ -1,0 +1,186 @@
+"""A filter of any class, the caller's own: built by its class or a factory, and read through what it shows.
+
+The audit builds it one of two ways (``takes``): from a capacity and an error rate, as
+``build(capacity, error_rate)``, or from a bit count and a hash count, as ``build(m_bits, k)``. It
+drives it through the methods it has (insert, add or put; contains, ``in`` or might_contain) and reads
+back its m and k from the first attribute of the usual names. Reachability is measured from its index
+function where it has one (``bit_indexes``, or any name given as ``index``), else from the bits it
+sets (``bit_sources``: an attribute, or its pickle state; ``bits`` names the attribute when the watch
+should not choose); where neither can be read, the report says what was tried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from dedup_harness.bloom_audit.adapters import NamedCallsAdapter
+from dedup_harness.bloom_audit.bit_sources import BitArrayWatch
+from dedup_harness.bloom_audit.cases import RATE_SIZED_GRID, Case, Promise, rate_sized_cases
+from dedup_harness.bloom_audit.formulas import textbook_rate
+from dedup_harness.bloom_audit.reproductions import Reproduction
+from dedup_harness.bloom_audit.target import Target, TargetError
+from dedup_harness.bloom_audit.written_reproductions import Spelling, spelling_of, write
+from dedup_harness.core import bloom_sizing
+
+if TYPE_CHECKING:  # audit.py runs a target and hands it its rows
+    from dedup_harness.bloom_audit.audit import CaseReport
+
+TAKES = {"rate": "build(capacity, error_rate)", "bits": "build(m_bits, k)"}
+DEFAULT_INDEX = "bit_indexes"
+INSERT_NAMES = ("insert", "add", "put")
+CONTAINS_NAMES = ("contains", "__contains__", "might_contain")
+M_NAMES = ("m", "num_bits", "size_in_bits", "bit_count", "m_bits")
+K_NAMES = ("k", "num_hashes", "hash_count", "num_slices", "hashes")
+FAMILIES = tuple(dict.fromkeys(family for family, _, _ in RATE_SIZED_GRID))
+
+
+@dataclass(frozen=True)
+class Driving:
+    """How the audit builds and reads a filter of any class."""
+
+    takes: str = "rate"  # a key of TAKES
+    index: str | None = None  # its index function (item -> bit positions); None: bit_indexes, where it has one
+    bits: str | None = None  # the attribute holding its bits (``bits``, ``store.array``); None: watched for
+
+    def __post_init__(self) -> None:
+        if self.takes not in TAKES:
+            raise TargetError(f"takes={self.takes!r}: expected one of {', '.join(map(repr, TAKES))}")
+
+
+def _first_name(obj: Any, names: Sequence[str]) -> str | None:
+    return next((name for name in names if hasattr(obj, name)), None)
+
+
+def _int_attribute(obj: Any, names: Sequence[str]) -> tuple[str | None, int | None]:
+    name = _first_name(obj, names)
+    value = getattr(obj, name) if name else None
+    return (name, int(value)) if isinstance(value, int) and not isinstance(value, bool) else (None, None)
+
+
+class AnyFilterAdapter(NamedCallsAdapter):
+    """A filter built by the caller's class or factory for one case, read through what it shows."""
+
+    def __init__(self, build: Callable[..., Any], driving: Driving, case: Case) -> None:
+        self.driving, self.given_m = driving, case.size if driving.takes == "bits" else None
+        built = build(case.size, case.k) if driving.takes == "bits" else build(case.capacity, case.error_rate)
+        self.insert_name, self.contains_name = _first_name(built, INSERT_NAMES), _first_name(built, CONTAINS_NAMES)
+        if self.insert_name is None or self.contains_name is None:
+            made = type(built).__name__
+            raise TypeError(f"{made} has no {'/'.join(INSERT_NAMES)} or no {'/'.join(CONTAINS_NAMES)} method")
+        self.use(built, self.insert_name, self.contains_name)
+        self.m_name, self.m = _int_attribute(built, M_NAMES)
+        self.k_name, self.k = _int_attribute(built, K_NAMES)
+        self.index_name = driving.index or (DEFAULT_INDEX if hasattr(built, DEFAULT_INDEX) else None)
+        self._indexes = getattr(built, self.index_name, None) if self.index_name else None
+        if driving.index is not None and not callable(self._indexes):
+            raise TypeError(f"{type(built).__name__} has no method {driving.index!r} (given as its index function)")
+        self.has_indexes = callable(self._indexes)
+        self.watch = None if self.has_indexes else BitArrayWatch(built, only=driving.bits)
+
+    def bit_indexes(self, item: bytes) -> list[int]:
+        if self._indexes is None:
+            return super().bit_indexes(item)
+        return [int(b) for b in self._indexes(item)]
+
+    def shows_bits(self) -> bool:
+        return self.watch is not None and bool(self.watch.holders)
+
+    def set_bits(self) -> set[int] | None:
+        bits = self.watch.read() if self.watch is not None else None
+        return None if bits is None else set(bits)
+
+    def storage_bits(self) -> int | None:
+        chosen = self.watch.chosen if self.watch is not None else None
+        return chosen.size if chosen is not None else None
+
+    def bits_to_reach(self) -> int | None:
+        """Its own m; else the m it was built with; else the room in the holder its bits were found in."""
+        if self.m is not None or self.given_m is not None:
+            return self.m if self.m is not None else self.given_m
+        if self.watch is not None and self.watch.holders:
+            sizes = {h.size for h in self.watch.holders if h.size is not None}
+            return sizes.pop() if len(sizes) == 1 else None
+        return None
+
+    def read_from(self) -> str:
+        if self.has_indexes:
+            return f"read from its index function {self.index_name}"
+        return "read from " + (self.watch.describe() if self.watch is not None else "no bits")
+
+    def unread(self) -> str:
+        index = f"no method {DEFAULT_INDEX} (name its index function with index=)"
+        if self.watch is None:
+            return f"{index}, and no bits could be read"
+        if self.bits_to_reach() is None:
+            return f"{index}; it shows no m and its bits hold no size, so no count of bits to reach"
+        return f"{index}, and no bits: {self.watch.tried()}"
+
+
+class AnyFilterTarget(Target):
+    """The caller's filter class or factory, audited at the rate-sized grid (or the families named)."""
+
+    def __init__(
+        self,
+        build: Callable[..., Any],
+        name: str,
+        driving: Driving | None = None,
+        families: Sequence[str] | None = None,
+        spelling: Spelling | None = None,
+    ) -> None:
+        self.build_filter, self.name, self.driving = build, name, driving or Driving()
+        self.spelling = spelling or spelling_of(build)
+        self.families = _families(families)
+        self.description = f"constructed as {TAKES[self.driving.takes].replace('build', _short(build))}"
+        if self.driving.takes == "bits":
+            self.size_unit = "m (bits)"
+        try:  # a class that cannot be built or driven is the caller's error, not a failed audit
+            self.build(self.cases()[0])
+        except Exception as exc:
+            raise TargetError(f"{name} cannot be used as a Bloom filter: {type(exc).__name__}: {exc}") from exc
+
+    def cases(self) -> list[Case]:
+        rate_sized = [case for case in rate_sized_cases() if case.family in self.families]
+        if self.driving.takes == "rate":
+            return rate_sized
+        return [Case(c.family, c.size, c.capacity, k=bloom_sizing.hashes(c.size, c.capacity)) for c in rate_sized]
+
+    def build(self, case: Case) -> AnyFilterAdapter:
+        return AnyFilterAdapter(self.build_filter, self.driving, case)
+
+    def promise(self, case: Case, adapter: Any) -> Promise:
+        if self.driving.takes == "rate":
+            return super().promise(case, adapter)
+        assert case.k is not None
+        rate = textbook_rate(case.size, case.k, case.capacity)
+        return Promise(case.size, case.k, rate, "the Bloom rate of the m and k it was built with")
+
+    def reproductions(self, rows: Sequence[CaseReport], causes: Sequence[str]) -> list[Reproduction]:
+        """Written for this filter from the rows, and each run once (``written_reproductions``)."""
+
+        def build(row: CaseReport) -> AnyFilterAdapter:
+            return self.build(Case(row.family, row.size, row.capacity, row.asked_rate, row.given_k))
+
+        return write(rows, causes, self.spelling, build, takes=self.driving.takes, target=self.name)
+
+    def throughput_case(self, capacity: int, error_rate: float) -> tuple[Case, str]:
+        if self.driving.takes == "rate":
+            return super().throughput_case(capacity, error_rate)
+        m = bloom_sizing.bits(capacity, error_rate)
+        k = bloom_sizing.hashes(m, capacity)
+        return Case("throughput", m, capacity, k=k), f"m = {m:,}, k = {k} for n = {capacity:,}"
+
+
+def _families(names: Sequence[str] | None) -> tuple[str, ...]:
+    if names is None:
+        return FAMILIES
+    unknown = [name for name in names if name not in FAMILIES]
+    if unknown or not names:
+        raise TargetError(f"size families {unknown or '(none)'}: expected some of {', '.join(FAMILIES)}")
+    return tuple(names)
+
+
+def _short(build: Callable[..., Any]) -> str:
+    name = getattr(build, "__qualname__", type(build).__name__)
+    return "build" if "<" in name else name
