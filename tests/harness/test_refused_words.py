@@ -18,12 +18,12 @@ import pytest
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import DATA_ROOT
-from dedup_harness.grade.faults import EventLog
+from dedup_harness.grade.client.events import EventLog
 from dedup_harness.grade.feedback import check_feedback
 from dedup_harness.grade.grader import from_sidecar
 from dedup_harness.grade.refused_words import SENTENCES
 from dedup_harness.grade.reports import gradescope, json_report, junit
-from dedup_harness.grade.worker.audit import AuditHook, category_of
+from dedup_harness.grade.worker.audit import AuditHook
 from dedup_harness.grade.worker.categories import CATEGORIES, FILES, NETWORK, NONE, PROCESSES, SIGNALS
 from grade_fakes import OPTIONS, case, suite_result
 
@@ -53,14 +53,15 @@ STUDENTS_PAGE = DATA_ROOT / "docs" / "check.md"
     ],
 )
 def test_each_note_of_the_hook_names_the_rule_it_met(event: str, args: tuple[Any, ...], expected: str) -> None:
-    note, _ = AuditHook(lambda _: None, [SESSION]).judge(event, args)
-    assert note is not None and category_of(note) == expected, note
+    note = AuditHook(lambda *_: None, [SESSION]).judge(event, args)
+    assert note is not None and note.category == expected, note
 
 
 def test_a_folder_made_outside_is_noted_by_where_not_by_its_random_name() -> None:
-    hook = AuditHook(lambda _: None, [SESSION])
-    assert hook.judge("os.mkdir", ("/tmp/dedup-spool-x1y2z3", 0o700, -1)) == ("tried to make a folder in /tmp", False)
-    assert hook.judge("os.mkdir", (f"{SESSION}/home/spool-1", 0o700, -1)) == (None, False)
+    hook = AuditHook(lambda *_: None, [SESSION])
+    note = hook.judge("os.mkdir", ("/tmp/dedup-spool-x1y2z3", 0o700, -1))
+    assert note is not None and (note.text, note.refused) == ("tried to make a folder in /tmp", False)
+    assert hook.judge("os.mkdir", (f"{SESSION}/home/spool-1", 0o700, -1)) is None
 
 
 def test_a_refusal_in_one_check_is_remembered_for_the_later_checks_of_the_same_worker() -> None:

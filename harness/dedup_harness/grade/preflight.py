@@ -29,9 +29,9 @@ from typing import Any
 from dedup_harness.core import bloom_sizing, scratch_dirs, worked_example
 from dedup_harness.core.paths import CANARY_SOURCE, IMPL_ROOT, PACKAGE_DIR
 from dedup_harness.core.reference import load
-from dedup_harness.grade.faults import SandboxFailed, WorkerFault
+from dedup_harness.grade.client.faults import SandboxFailed, WorkerFault
+from dedup_harness.grade.client.proxy import SubmissionProxy
 from dedup_harness.grade.listeners import Listeners
-from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, how_to_isolate
 from dedup_harness.grade.submission import prepare
@@ -57,7 +57,7 @@ class Preflight:
     setup: WorkerSetup
     reference: list[Answer] = field(default_factory=list)
     canary: list[Answer] = field(default_factory=list)
-    probe: dict[str, str] = field(default_factory=dict)
+    probe: dict[str, Any] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)  # the setup does not work: grading would lie
     leaks: list[str] = field(default_factory=list)  # the worker is not isolated
     protections: dict[str, Any] = field(default_factory=dict)
@@ -148,12 +148,18 @@ def probe_request(listeners: Listeners, setup: WorkerSetup) -> dict[str, Any]:
     return {"read": [str(path) for path in private], **listeners.ports(), "signal": os.getpid(), "import": modules}
 
 
-def not_imported(results: dict[str, str]) -> list[str]:
+def by_name(results: dict[str, Any], kind: str) -> dict[str, str]:
+    """The results of one kind of try (``read``, ``import``), by path or module, as plain strings."""
+    found = results.get(kind)
+    return {str(name): str(result) for name, result in found.items()} if type(found) is dict else {}
+
+
+def not_imported(results: dict[str, Any]) -> list[str]:
     """Each allowed package the worker could not import, with what stopped it."""
     return [
-        f"the allowed package {key.removeprefix('import ')} does not import in the worker: {result}"
-        for key, result in results.items()
-        if key.startswith("import ") and result != "ok"
+        f"the allowed package {module} does not import in the worker: {result}"
+        for module, result in by_name(results, "import").items()
+        if result != "ok"
     ]
 
 
@@ -163,12 +169,12 @@ def reached(streams: list[bytes], datagrams: list[bytes]) -> list[str]:
     return found + (["the worker's UDP datagram reached a socket of the grader's on 127.0.0.1"] if datagrams else [])
 
 
-def leaks(results: dict[str, str], reached: list[str]) -> list[str]:
+def leaks(results: dict[str, Any], reached: list[str]) -> list[str]:
     """What the probe got through, in words."""
     found = [
-        f"the worker can read the harness's own files ({key[5:]})"
-        for key, v in results.items()
-        if v == "ok" and key.startswith("read ")
+        f"the worker can read the harness's own files ({path})"
+        for path, result in by_name(results, "read").items()
+        if result == "ok"
     ]
     if results.get("signal") == "ok":
         found.append(f"the worker can signal the grader's process (pid {os.getpid()})")
@@ -180,7 +186,7 @@ class Run:
     """One of the two preflight workers: its answers, and (the reference's) the probe."""
 
     answers: list[Answer] = field(default_factory=list)
-    probe: dict[str, str] = field(default_factory=dict)
+    probe: dict[str, Any] = field(default_factory=dict)
     protections: dict[str, Any] = field(default_factory=dict)
     failure: str = ""
 

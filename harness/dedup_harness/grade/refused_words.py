@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.faults import IMPORT_FAILED, SubmissionBroken
+from dedup_harness.grade.client.faults import IMPORT_FAILED, SubmissionBroken
 from dedup_harness.grade.worker import categories
 
 ALLOWED_ON_A_LAPTOP = "though `dedup-harness check` on your own machine allows them"
