@@ -23,7 +23,7 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import SuiteResult, run_suite
 from dedup_harness.grade.diagnosis import Diagnoser
-from dedup_harness.grade.feedback import CRASHED, CheckFeedback, asserts, check_feedback, scrub
+from dedup_harness.grade.feedback import CheckFeedback, asserts, check_feedback, scrub
 from dedup_harness.grade.minimize import plugin as minimize_plugin
 from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.plugin import plugin_args, setup_args
@@ -209,8 +209,7 @@ def unjudged(report: GradeReport) -> str:
     lost = [c for c in report.checks if c.outcome is not Outcome.PASSED]
     if not lost or report.failed():
         return ""
-    first = next((c.feedback.problems[0] for c in lost if c.feedback and c.feedback.problems), "")
-    first = first.partition(CRASHED)[2] or first  # "it crashed: X" is said by the headline already
+    first = next((c.feedback.headline for c in lost if c.feedback and c.feedback.headline), "")
     crashed = sum(c.outcome is Outcome.ERROR for c in lost)
     hung = len(lost) - crashed
     passed = len(report.checks) - len(lost)

@@ -37,9 +37,17 @@ class SandboxFailed(WorkerFault):
 
 
 class SubmissionBroken(WorkerFault):
-    """The submission cannot be imported, or lacks the name a check asked for."""
+    """The submission cannot be imported, or lacks the name a check asked for.
+
+    ``raised``: the type of the exception its import raised, when that is why (a socket opened at import
+    time is a PermissionError): the outcome recorder keeps it as the case's ``raised``.
+    """
 
     kind = "import"
+
+    def __init__(self, detail: str, *, raised: str = "") -> None:
+        super().__init__(detail)
+        self.raised = raised
 
 
 IMPORT_FAILED = "the submission could not be imported"  # then ": " and the error the import raised

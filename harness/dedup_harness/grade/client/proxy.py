@@ -58,6 +58,7 @@ class SubmissionProxy:
         self.surface: dict[str, Any] | None = None
         self.import_error: dict[str, Any] | None = None
         self.broken: str | None = None  # why the submission cannot run at all
+        self.broken_by = ""  # the type of the exception its import raised, when that is why
 
     # -- what the plugin reads and sets -----------------------------------------------------------
 
@@ -192,7 +193,7 @@ class SubmissionProxy:
         if self.worker.sandbox_error is not None:
             raise SandboxFailed(self.worker.sandbox_error)
         if self.broken is not None:
-            raise SubmissionBroken(self.broken)
+            raise SubmissionBroken(self.broken, raised=self.broken_by)
         if self.worker.running or self.budget.overdrawn is not None:  # over its bytes: the request says so
             return
         if self.budget.seconds_left <= 0:
@@ -212,10 +213,10 @@ class SubmissionProxy:
         if first[m.KIND] == m.IMPORT_ERROR:
             self.import_error = first[m.ERROR]
             error = rebuilt(self.import_error)
-            self.broken = f"{IMPORT_FAILED}: {type(error).__name__}: {error}"
+            self.broken, self.broken_by = f"{IMPORT_FAILED}: {type(error).__name__}: {error}", type(error).__name__
             self.log.record("import", self.broken)
             self.worker.stop()
-            raise SubmissionBroken(self.broken)
+            raise SubmissionBroken(self.broken, raised=self.broken_by)
         if self.surface is None:
             self.surface = first[m.SURFACE]
 
