@@ -89,8 +89,8 @@ class Worker:
             self.stop_for_sandbox(str(what))
         if first[m.KIND] == m.CONFINE_ERROR:
             self.stop_for_sandbox(f"it could not confine itself: {first[m.TEXT][:500]}")
-        version = ".".join(map(str, first[m.VERSION]))
-        self.sandbox.protections.confined(first[m.CONFINEMENT], version)
+        if self.incarnation == 1:  # every later incarnation confines itself as the first did
+            self.sandbox.protections.confined(first[m.CONFINEMENT], ".".join(map(str, first[m.VERSION])))
         # Handed over (or not) before its first word: the wait only lets the listening thread catch up.
         self.sandbox.protections.refusals_reported(self.process.refusals.listening(seconds))
 
