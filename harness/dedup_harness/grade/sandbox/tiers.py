@@ -66,26 +66,41 @@ class TierRow:
 WORDS: dict[str, Any] = tomllib.loads((Path(__file__).with_name("tiers.toml")).read_text(encoding="utf-8"))
 
 
-def _row(tier: Tier, detect: Callable[[], str | None], command: Callable[[Launch], list[str]], **does: bool) -> TierRow:
+@dataclass(frozen=True)
+class Does:
+    """What a tier does, as code: its namespaces, its disk, whether it keeps workers of one uid apart, and how
+    it is detected and started."""
+
+    namespaces: bool
+    own_disk: bool
+    apart_as_one_user: bool
+    detect: Callable[[], str | None]
+    command: Callable[[Launch], list[str]]
+
+
+def _row(tier: Tier, does: Does) -> TierRow:
     """A tier's row: what it does, given here, and its words, read from ``tiers.toml``."""
-    words = dict(WORDS[tier])
-    disk = WORDS["disk"][words.pop("disk")]
-    also = words.pop("disk_also")
-    in_force = tuple(words.pop("in_force"))
-    if does["own_disk"] != (disk == WORDS["disk"]["own"]):
+    words: dict[str, Any] = dict(WORDS[tier])
+    disk = WORDS["disk"][words["disk"]]
+    also = words["disk_also"]
+    if does.own_disk != (disk == WORDS["disk"]["own"]):
         raise ValueError(f"tiers.toml says the {tier} tier's disk is not what tiers.py gives it")
-    return TierRow(tier, detect=detect, command=command, **does, **words, disk=f"{disk}; {also}" if also else disk,
-                   in_force=in_force)  # fmt: skip
+    return TierRow(
+        tier,
+        **{name: getattr(does, name) for name in does.__dataclass_fields__},
+        **{name: words[name] for name in SAID},
+        disk=f"{disk}; {also}" if also else disk,
+        in_force=tuple(words["in_force"]),
+    )
 
 
+SAID = ("needs", "remedy", "detected", "started", "network", "harness_files", "signals", "classmates")
 TIERS = (
-    _row(
-        Tier.BUBBLEWRAP, detect.detect_bubblewrap, bwrap.command, namespaces=True, own_disk=True, apart_as_one_user=True
-    ),
-    _row(Tier.UNSHARE, detect.detect_unshare, unshare.command, namespaces=True, own_disk=True, apart_as_one_user=True),
-    _row(Tier.LANDLOCK, detect.detect_landlock, direct, namespaces=False, own_disk=False, apart_as_one_user=True),
-    _row(Tier.SECCOMP, detect.detect_seccomp, direct, namespaces=False, own_disk=False, apart_as_one_user=False),
-    _row(Tier.NONE, detect.detect_nothing, direct, namespaces=False, own_disk=False, apart_as_one_user=False),
+    _row(Tier.BUBBLEWRAP, Does(True, True, True, detect.detect_bubblewrap, bwrap.command)),
+    _row(Tier.UNSHARE, Does(True, True, True, detect.detect_unshare, unshare.command)),
+    _row(Tier.LANDLOCK, Does(False, False, True, detect.detect_landlock, direct)),
+    _row(Tier.SECCOMP, Does(False, False, False, detect.detect_seccomp, direct)),
+    _row(Tier.NONE, Does(False, False, False, detect.detect_nothing, direct)),
 )
 ROWS = {row.tier: row for row in TIERS}
 STRONGEST_FIRST = tuple(row.tier for row in TIERS if row.tier is not Tier.NONE)
