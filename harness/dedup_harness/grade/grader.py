@@ -33,13 +33,6 @@ from dedup_harness.grade.scoring import ZERO, Weights
 from dedup_harness.grade.submission import SubmissionError, prepare
 
 OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
-# The grade reads outcomes and the shrunk examples from the plugins' files, never pytest's text, so it
-# skips what only costs time: Hypothesis's pytest plugin (it would write @example patches for a failing
-# property, importing libcst to do so; the example still travels in the exception's notes) and the
-# end-of-session garbage collections pytest runs to find unraisable exceptions. Nor pytest's assertion
-# rewriting: every check's assertion says what was expected and what came back in its own words, and
-# pytest's comparison of a 200-document output would only cost time.
-SUITE_ARGS = ("-p", "no:hypothesispytest", "-p", "no:unraisableexception", "--assert=plain")
 # A fixed hash seed for the trusted suite process: pytest lists the differing items of two dicts in
 # set order, and the same submission must get the same words every time.
 STEADY_ENV = {"PYTHONHASHSEED": "0"}
@@ -95,7 +88,7 @@ def grade(
                 profile="grading",
                 timeout=options.timeout,
                 check_timeout=options.check_timeout,
-                extra_args=[*SUITE_ARGS, *plugins, *minimize_plugin.plugin_args(minimal)],
+                extra_args=[*plugins, *minimize_plugin.plugin_args(minimal)],
                 env=STEADY_ENV,
                 fork=fork,
                 # The trusted process imports the suite and the reference, never the submission: caching
