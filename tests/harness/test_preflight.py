@@ -38,8 +38,8 @@ FULL_MARKS = f",graded,{len(CHECKS)},{len(CHECKS)},"  # in the CSV row of a subm
 def test_the_reference_gets_every_answer_right_and_the_canary_every_one_wrong(tier: str) -> None:
     check = preflight(worker_setup(tier))
     assert check.failures == [] and check.leaks == []
-    assert [a.right for a in check.reference] == [True] * 7
-    assert [a.right for a in check.canary] == [False] * 7
+    assert [a.right for a in check.reference] == [True] * 5
+    assert [a.right for a in check.canary] == [False] * 5
     refused = {"EACCES", "ENOENT", "EPERM", "ESRCH", "ENETUNREACH", "ECONNREFUSED"}
     reads = check.probe["read"]
     assert len(reads) == 2 and set(reads.values()) <= refused, "the reference and the harness, both unreadable"
