@@ -12,7 +12,7 @@ from dedup_harness.core.runner.result import SuiteResult
 from dedup_harness.grade.diagnosis import Diagnoser
 from dedup_harness.grade.grader import GradingOptions, from_result
 from dedup_harness.grade.minimize.case import MinimalCase
-from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.reports.model import GradeReport
 from dedup_harness.grade.scoring import equal_weights
 
 KILL_SETS = {

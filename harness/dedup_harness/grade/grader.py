@@ -27,7 +27,7 @@ from dedup_harness.grade.feedback import CheckFeedback, asserts, check_feedback,
 from dedup_harness.grade.minimize import plugin as minimize_plugin
 from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.plugin import plugin_args, setup_args
-from dedup_harness.grade.report import CheckReport, GradeReport, Status
+from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status
 from dedup_harness.grade.sandbox.tiers import WorkerSetup
 from dedup_harness.grade.scoring import ZERO, Weights
 from dedup_harness.grade.submission import SubmissionError, prepare

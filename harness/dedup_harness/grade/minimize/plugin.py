@@ -32,7 +32,7 @@ from dedup_harness.core.outcome_recorder import classify
 from dedup_harness.core.scratch_dirs import Scratch
 from dedup_harness.grade.minimize.behaviour import FailedCase, matched_checks
 from dedup_harness.grade.minimize.case import MinimalCase, minimal_case, size
-from dedup_harness.grade.minimize.ddmin import Budget
+from dedup_harness.grade.minimize.ddmin import Tries
 from dedup_harness.grade.minimize.shrink import shrink
 
 PLUGIN = __name__
@@ -107,7 +107,7 @@ def minimize_all(
     for n, name in enumerate(names):
         # An equal share of what is left, so a check that needs many tries cannot starve the later ones.
         tries = min(TRIES_PER_CHECK, left // (len(names) - n))
-        budget = Budget(tries, max(0.0, (deadline - time.monotonic()) / (len(names) - n)))
+        budget = Tries(tries, max(0.0, (deadline - time.monotonic()) / (len(names) - n)))
         starts = failing[name] + [inputs for inputs in found if inputs.keys() == failing[name][0].keys()]
         case = minimize(subject, name, starts, budget)
         left -= budget.used
@@ -117,7 +117,7 @@ def minimize_all(
     return cases
 
 
-def minimize(subject: Subject, name: str, recorded: list[dict[str, Any]], budget: Budget) -> MinimalCase | None:
+def minimize(subject: Subject, name: str, recorded: list[dict[str, Any]], budget: Tries) -> MinimalCase | None:
     """The smallest input that still fails check ``name`` (and that the reference passes), starting from
     the smallest recorded input that fails when judged again; None when none does."""
     judge = JUDGES[BY_NAME[name].judged_as]
