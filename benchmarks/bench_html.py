@@ -74,7 +74,9 @@ def _case(check: str, outcome: Any, rng: random.Random, message: int, example: i
     return {
         "nodeid": f"suite/test_x.py::{check}",
         "outcome": str(outcome),
-        "message": f"AssertionError: {words}"[:message] if failed else "",
+        "error": "VerdictFailed" if failed else "",
+        "message": words[:message] if failed else "",
+        "verdict": {"differences": [words[:message]], "expected": {}, "got": {}} if failed else None,
         "falsifying": f"Falsifying example: {check}(\n    records={words!r},\n)"[:example] if failed else "",
         "seconds": round(rng.uniform(0.01, 1.5), 3),
     }

@@ -23,7 +23,7 @@ from dedup_harness.grade import grader
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import load_diagnoser
 from dedup_harness.grade.grader import GradingOptions
-from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.reports.model import GradeReport
 from dedup_harness.grade.sandbox.tiers import Tier, why_not, worker_setup
 from dedup_harness.grade.scoring import equal_weights
 

@@ -18,8 +18,8 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import run_suite
+from dedup_harness.grade.client.proxy import SubmissionProxy
 from dedup_harness.grade.plugin import plugin_args
-from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.sandbox.tiers import Tier, why_not, worker_setup
 from dedup_harness.grade.submission import prepare

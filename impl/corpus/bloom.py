@@ -12,7 +12,6 @@ An item's k bits come from SplitMix64 seeded by FNV-1a: with ``h = fnv1a_64(item
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from corpus.hashing import GOLDEN_GAMMA, MASK64, fnv1a_64, splitmix64
 
@@ -31,15 +30,6 @@ def hashes_for(m: int, capacity: int) -> int:
     return max(1, round(m / n * LN2))
 
 
-def bit_of(h: Any, m: int) -> Any:
-    """Reduce a 64-bit hash to one of the m bits: h mod m, so every bit is reachable whatever m is.
-
-    ``h`` is an int here; the external sort's numpy batch path passes an array of them, so the rule
-    lives here once.
-    """
-    return h % m
-
-
 class BloomFilter:
     """A fixed-size Bloom filter over byte strings: no false negatives, false positives at about ``error_rate``."""
 
@@ -55,23 +45,25 @@ class BloomFilter:
         self.m = bits_for(capacity, error_rate)
         self.k = hashes_for(self.m, capacity)
         self.bits = bytearray((self.m + 7) // 8)  # bit b is bit b & 7 of byte b >> 3
-        # The last item asked about and its bits: pass 2 asks contains(d) and then, for a new digest,
-        # insert(d), so the same item comes twice in a row and its k hashes are worked out once.
-        self._last: tuple[bytes, list[int]] | None = None
+        self._last: tuple[bytes, list[int]] | None = None  # see _bits, below
 
     def bit_indexes(self, item: bytes) -> list[int]:
-        """The k bit positions of ``item``, each in ``range(m)``."""
-        if self._last is None or self._last[0] != item:
-            h = fnv1a_64(item)
-            bits = [bit_of(splitmix64((h + i * GOLDEN_GAMMA) & MASK64), self.m) for i in range(self.k)]
-            self._last = (bytes(item), bits)
-        return list(self._last[1])
+        """The k bit positions of ``item``: SplitMix64 seeded by FNV-1a, mod m (every bit is reachable)."""
+        h = fnv1a_64(item)
+        return [splitmix64((h + i * GOLDEN_GAMMA) & MASK64) % self.m for i in range(self.k)]
 
     def insert(self, item: bytes) -> None:
         """Set the item's k bits."""
-        for b in self.bit_indexes(item):
+        for b in self._bits(item):
             self.bits[b >> 3] |= 1 << (b & 7)
 
     def contains(self, item: bytes) -> bool:
         """True when all the item's k bits are set: "maybe seen". False means "definitely new"."""
-        return all(self.bits[b >> 3] & (1 << (b & 7)) for b in self.bit_indexes(item))
+        return all(self.bits[b >> 3] & (1 << (b & 7)) for b in self._bits(item))
+
+    def _bits(self, item: bytes) -> list[int]:
+        """``bit_indexes(item)``, kept for the last item (for speed only: a first reading may skip it). Pass 2
+        asks contains(d), then insert(d) for a new digest: the second call costs no hashing."""
+        if self._last is None or self._last[0] != item:
+            self._last = (bytes(item), self.bit_indexes(item))
+        return self._last[1]

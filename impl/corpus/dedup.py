@@ -86,12 +86,7 @@ def exact_dedup(
     ``spool_dir`` is where the temporary spool lives (the system's temp folder by default);
     ``stats``, when given, is filled with every key of ``STATS_KEYS`` once the output is exhausted.
     """
-    rate = bloom_rate(bloom_bytes_per_item)  # bad options fail here, before any input is read
-    if rate == 0.0:
-        raise ValueError(
-            f"bloom_bytes_per_item={bloom_bytes_per_item!r} asks for a false-positive rate "
-            "below the smallest float; use a smaller value"
-        )
+    rate = usable_rate(bloom_bytes_per_item)  # bad options fail here, before any input is read
     return _run(docs, rate, spool_dir, stats)
 
 
@@ -237,3 +232,17 @@ def emit(spool: Spool, marked: Marked, tally: dict[str, Any]) -> Iterator[Doc]:
             continue
         tally["docs_out"] += 1
         yield Doc(doc.id, "\n\n".join(kept), doc.meta)
+
+
+# Below the four passes: what they need and a first reading may skip.
+
+
+def usable_rate(bloom_bytes_per_item: float) -> float:
+    """``bloom_rate(B)``, refused when it is too small for a float (no filter can be sized for 0)."""
+    rate = bloom_rate(bloom_bytes_per_item)
+    if rate == 0.0:
+        raise ValueError(
+            f"bloom_bytes_per_item={bloom_bytes_per_item!r} asks for a false-positive rate "
+            "below the smallest float; use a smaller value"
+        )
+    return rate

@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from corpus.bloom import bit_of
 from corpus.hashing import FNV_OFFSET, FNV_PRIME, GOLDEN_GAMMA, MASK64, fnv1a_64
 
 U64 = NDArray[np.uint64]
@@ -55,7 +54,7 @@ def bit_indexes_many(items: Sequence[bytes], m: int, k: int) -> U64:
         z ^= np.right_shift(z, np.uint64(shift), out=scratch)
         z *= multiplier
     z ^= np.right_shift(z, np.uint64(31), out=scratch)
-    bits: U64 = bit_of(z, m)  # the filter's own reduction, applied to the whole array
+    bits: U64 = z % np.uint64(m)  # the filter's rule, mod m (corpus.bloom.bit_indexes), on the whole array
     return bits
 
 

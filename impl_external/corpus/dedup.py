@@ -60,18 +60,17 @@ from typing import Any
 from corpus import reference
 from corpus.bloom import BloomFilter
 from corpus.doc import Doc
-from corpus.reference import STATS_KEYS, bloom_rate, paragraph_hash, paragraphs, spool_documents
+from corpus.reference import STATS_KEYS, bloom_rate, paragraph_hash, paragraphs, spool_documents, usable_rate
 
 __all__ = ["STATS_KEYS", "Doc", "bloom_rate", "exact_dedup", "paragraph_hash", "paragraphs"]
 
-# Pass 2 a batch at a time in numpy (bloom_numpy.py beside this file) when numpy is installed and
-# CORPUS_BLOOM_PURE is unset: exactly the answers of the loop in _screen_batch, which runs otherwise.
+# Pass 2 a batch at a time in numpy (bloom_numpy.py beside this file) when numpy is installed: exactly
+# the answers of the loop in _screen_batch, which runs otherwise (and where a test sets this to None).
 _numpy_screen_batch: Callable[[bytearray, int, int, Sequence[bytes]], list[bool]] | None = None
-if os.environ.get("CORPUS_BLOOM_PURE", "") in ("", "0"):
-    with suppress(ImportError):  # numpy is not installed: the loop
-        from corpus import bloom_numpy
+with suppress(ImportError):  # numpy is not installed: the loop
+    from corpus import bloom_numpy
 
-        _numpy_screen_batch = bloom_numpy.screen_batch
+    _numpy_screen_batch = bloom_numpy.screen_batch
 
 # An occurrence (digest, i, j) as the reference spools it: paragraph j of document i has this digest.
 OCCURRENCE = reference.Spool.RECORD
@@ -85,25 +84,14 @@ _MARK_OF = itemgetter(slice(DIGEST_SIZE, OCCURRENCE.size))
 _DIGEST_OF = itemgetter(slice(0, DIGEST_SIZE))
 
 
-def _setting(name: str, default: int, least: int) -> int:
-    """A whole-number knob from the environment (for tests that force tiny runs), else ``default``."""
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    value = int(raw) if raw.lstrip("-").isdigit() else least - 1
-    if value < least:
-        raise ValueError(f"{name} must be a whole number of at least {least}, got {raw!r}")
-    return value
-
-
 # The fixed buffers. These module constants are read at every call, so a test may set them.
 # RUN_RECORDS: records gathered in memory, then sorted and written as one run (65,536 occurrences
 # with their answers take about 6 MB as Python bytes objects, once the filter has been freed).
 # FAN_IN: runs merged at once, each through a READ_BUFFER-byte buffer (2 MB for 128 runs); fewer when
 # the open-file limit is low (see _fan_in). One run of 65,536 records and 128 of them merge 8M
 # occurrences in one pass; more are first merged FAN_IN at a time into longer runs.
-RUN_RECORDS = _setting("CORPUS_DEDUP_RUN_RECORDS", 1 << 16, least=1)
-FAN_IN = _setting("CORPUS_DEDUP_FAN_IN", 128, least=2)
+RUN_RECORDS = 1 << 16
+FAN_IN = 128
 READ_BUFFER = 1 << 14
 # Occurrences read from the spool at a time by the confirm pass (176 KB).
 BLOCK_RECORDS = 1 << 12
@@ -136,12 +124,7 @@ def exact_dedup(
     ``spool_dir`` is where the temporary spool folder lives (the system's temp folder by default);
     ``stats``, when given, is filled with every key of ``STATS_KEYS`` once the output is exhausted.
     """
-    rate = bloom_rate(bloom_bytes_per_item)  # bad options fail here, before any input is read
-    if rate == 0.0:
-        raise ValueError(
-            f"bloom_bytes_per_item={bloom_bytes_per_item!r} asks for a false-positive rate "
-            "below the smallest float; use a smaller value"
-        )
+    rate = usable_rate(bloom_bytes_per_item)  # bad options fail here, before any input is read
     return _four_passes(docs, rate, spool_dir, stats)
 
 

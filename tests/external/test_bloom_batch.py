@@ -124,12 +124,6 @@ def _external_python(code: str, **env: str) -> str:
     return run.stdout.strip()
 
 
-def test_the_environment_variable_forces_the_standard_library_path():
-    code = "import corpus.dedup as d; print(d._numpy_screen_batch is None)"
-    assert _external_python(code, CORPUS_BLOOM_PURE="1") == "True"
-    assert _external_python(code, CORPUS_BLOOM_PURE="0") == "False"
-
-
 def test_without_numpy_the_external_stage_imports_and_screens_item_by_item() -> None:
     code = (
         "import sys; sys.modules['numpy'] = None\n"  # makes `import numpy` raise ImportError

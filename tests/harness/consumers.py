@@ -62,7 +62,9 @@ def judged_catalogue(scratch: Path) -> tuple[Matrix, dict[str, list[Span]]]:
 def _result(root: Path, failing: set[str]) -> SuiteResult:
     outcomes = {check: Outcome.FAILED if check in failing else Outcome.PASSED for check in CHECKS}
     cases = {
-        check: [{"nodeid": f"suite/test_x.py::{check}", "outcome": str(outcome), "message": "AssertionError: no"}]
+        check: [
+            {"nodeid": f"suite/test_x.py::{check}", "outcome": str(outcome), "error": "VerdictFailed", "message": "no"}
+        ]
         for check, outcome in outcomes.items()
     }
     return SuiteResult(root=root, outcomes=outcomes, cases=cases, exitstatus=1 if failing else 0, seconds=1.0)

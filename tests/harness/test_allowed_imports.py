@@ -19,7 +19,7 @@ import hashlib, os.path
 from collections.abc import Iterator
 
 import numpy as np
-from corpus.bloom import bit_of
+from corpus.bloom import bits_for
 from . import doc
 
 try:

@@ -15,8 +15,8 @@ from dedup_harness.distribution.batch_identity import identify
 from dedup_harness.distribution.shards import Shard, ShardError, merge_rows, parse_shard
 from dedup_harness.grade.batch import grade_batch
 from dedup_harness.grade.grader import GradingOptions
-from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.reports import csv_report
+from dedup_harness.grade.reports.model import GradeReport
 from grade_fakes import OPTIONS, buggy_report, report
 
 NAMES = [f"sub{n:03d}" for n in range(10)]

@@ -29,7 +29,7 @@ import dedup_harness.commands.dedup  # noqa: F401  (rich's global random draw ha
 from dedup_harness.cli import main
 from dedup_harness.core import profiles
 from dedup_harness.grade.grader import GradingOptions
-from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.reports.model import GradeReport
 from dedup_harness.mutation.measure import MutationReport
 from dedup_harness.verify.matrix import judge
 from grade_fakes import buggy_report, report

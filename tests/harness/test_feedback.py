@@ -13,21 +13,14 @@ def test_a_passed_check_has_no_feedback() -> None:
     assert check_feedback(NAME, Outcome.PASSED, [case(NAME, Outcome.PASSED)]) is None
 
 
-def test_the_checks_own_message_is_kept_and_pytests_comparison_dropped() -> None:
-    """The check says what was expected and what came back; pytest's rendering of the values adds nothing."""
+def test_the_verdicts_differences_are_the_words() -> None:
+    """The judge says what was expected and what came back: its differences, as data, are the feedback."""
     feedback = check_feedback(NAME, Outcome.FAILED, [case(NAME, Outcome.FAILED, ORACLE_MESSAGE, label="0.1")])
     assert feedback is not None
     assert feedback.problems == (
         "[0.1] the output differs from the set oracle's: document 'd0' is missing from the output",
     )
     assert feedback.asserts.startswith("on random corpora")
-
-
-def test_a_bare_assertion_says_what_was_expected() -> None:
-    message = "AssertionError: assert 0.5 == 0.021 ± 6.3e-04\n  \n  comparison failed"
-    feedback = check_feedback(NAME, Outcome.FAILED, [case(NAME, Outcome.FAILED, message)])
-    assert feedback is not None
-    assert feedback.problems[0].startswith("expected 0.5 == 0.021 ± 6.3e-04")
 
 
 def test_the_smallest_failing_input_drops_fixtures_and_memory_addresses() -> None:
@@ -58,7 +51,7 @@ def test_crashes_and_timeouts_are_said_as_such_and_paths_are_scrubbed() -> None:
 
 
 def test_many_failing_cases_are_counted_rather_than_listed() -> None:
-    cases = [case(NAME, Outcome.FAILED, f"AssertionError: case {n}", label=str(n)) for n in range(CASES_SHOWN + 4)]
+    cases = [case(NAME, Outcome.FAILED, f"case {n}", label=str(n)) for n in range(CASES_SHOWN + 4)]
     feedback = check_feedback(NAME, Outcome.FAILED, cases)
     assert feedback is not None
     assert len(feedback.problems) == CASES_SHOWN + 1

@@ -21,8 +21,8 @@ from dedup_harness.distribution.batch_identity import identify
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import load_diagnoser
 from dedup_harness.grade.grader import GradingOptions, grade
-from dedup_harness.grade.report import GradeReport, Status
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
+from dedup_harness.grade.reports.model import GradeReport, Status
 from dedup_harness.grade.scoring import equal_weights
 
 SAMPLES = Path(__file__).resolve().parent / "submissions" / "samples"

@@ -19,7 +19,7 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import load_diagnoser
 from dedup_harness.grade.grader import GradingOptions
-from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.reports.model import GradeReport, Status
 from dedup_harness.grade.scoring import equal_weights
 
 SUBMITTABLE = [m for m in load_catalogue() if m.files == ("corpus/dedup.py",)]

@@ -14,9 +14,9 @@ from rich.console import Console
 
 from consumers import JUNIT_XSD_ENV, consumer_path
 from dedup_harness.distribution.batch_identity import identify
-from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, terminal
 from dedup_harness.grade.reports import html as grade_html
+from dedup_harness.grade.reports.model import GradeReport
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.scoring import equal_weights
 from grade_fakes import CONTROLS, MEGABYTE, NASTY, hostile_report, report

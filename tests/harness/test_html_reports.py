@@ -8,10 +8,10 @@ from pathlib import Path
 from consumers import judged_catalogue
 from dedup_harness.core.checks import CHECKS, REGISTRY
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.reports import csv_report
 from dedup_harness.grade.reports import html as grade_html
 from dedup_harness.grade.reports.class_view import class_view
+from dedup_harness.grade.reports.model import GradeReport
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.verify import html as verify_html
 from grade_fakes import buggy_report, keeps_last_case, keeps_last_report, report

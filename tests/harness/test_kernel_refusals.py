@@ -22,8 +22,8 @@ import pytest
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.grade.client.proxy import SubmissionProxy
 from dedup_harness.grade.kernel_refusals import KernelRefusals, Refusal, category, describe
-from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.protections import HOOK_REFUSALS, KERNEL_REFUSALS
 from dedup_harness.grade.worker import arches, landlock

@@ -19,11 +19,11 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.procfs import memory_bytes
 from dedup_harness.grade.batch import grade_batch
+from dedup_harness.grade.client.memory import reset_peaks
 from dedup_harness.grade.diagnosis import load_diagnoser
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.sandbox.tiers import worker_setup
 from dedup_harness.grade.scoring import equal_weights
-from dedup_harness.grade.worker_memory import reset_peaks
 from grading_support import hostile_source, tier_param
 
 MEMORY_CHECK = "test_the_documents_are_spooled_not_held"

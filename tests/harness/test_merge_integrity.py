@@ -16,7 +16,7 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import Provenance
 from dedup_harness.grade.grader import GradingOptions
-from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.reports.model import GradeReport
 from grade_fakes import buggy_report, report
 
 NAMES = [f"sub{n}" for n in range(6)]

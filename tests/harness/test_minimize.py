@@ -17,24 +17,24 @@ from dedup_harness.core.mutant_roots import mutant_root
 from dedup_harness.core.runner import run_suite
 from dedup_harness.grade.minimize import plugin
 from dedup_harness.grade.minimize.case import MinimalCase
-from dedup_harness.grade.minimize.ddmin import Budget, ddmin
+from dedup_harness.grade.minimize.ddmin import Tries, ddmin
 from dedup_harness.grade.minimize.shrink import paragraph_blocks, shrink
 from dedup_harness.grade.minimize.text import case_text
 
 
 class TestDeltaDebugging:
     def test_it_finds_the_two_items_a_failure_needs(self) -> None:
-        assert ddmin(list(range(40)), lambda items: 3 in items and 31 in items, Budget(1000, 60)) == [3, 31]
+        assert ddmin(list(range(40)), lambda items: 3 in items and 31 in items, Tries(1000, 60)) == [3, 31]
 
     def test_it_gives_the_same_answer_every_time(self) -> None:
         def fails(items: list[int]) -> bool:
             return sum(items) > 100
 
-        runs = [ddmin(list(range(30)), fails, Budget(1000, 60)) for _ in range(3)]
+        runs = [ddmin(list(range(30)), fails, Tries(1000, 60)) for _ in range(3)]
         assert runs[0] == runs[1] == runs[2] and sum(runs[0]) > 100
 
     def test_it_stops_at_its_budget_with_the_smallest_failing_list_so_far(self) -> None:
-        budget = Budget(4, 60)
+        budget = Tries(4, 60)
         found = ddmin(list(range(64)), lambda items: 50 in items, budget)
         assert 50 in found and len(found) < 64 and budget.used == 4 and budget.exhausted
 
@@ -51,11 +51,11 @@ class TestShrinkSteps:
             seen = [p for d in inputs["docs"] for p in d.text.split("\n\n") if p.strip()]
             return len(seen) != len(set(seen))
 
-        small = shrink({"docs": docs, "bloom_bytes_per_item": 10}, fails, Budget(500, 60))
+        small = shrink({"docs": docs, "bloom_bytes_per_item": 10}, fails, Tries(500, 60))
         assert [d.text for d in small["docs"]] == ["a", "a"] and [d.id for d in small["docs"]] == ["d1", "d2"]
 
     def test_a_text_input_loses_words_then_characters(self) -> None:
-        small = shrink({"text": "keep this x and that"}, lambda i: "x" in i["text"], Budget(500, 60))
+        small = shrink({"text": "keep this x and that"}, lambda i: "x" in i["text"], Tries(500, 60))
         assert small["text"] == "x"
 
 

@@ -26,7 +26,7 @@ from dedup_harness.mutation.equivalents import (
     mutant_key,
     paste_lines,
 )
-from dedup_harness.mutation.measure import MutationReport, Survivor, Verdict, stale, verdict_of
+from dedup_harness.mutation.measure import Fate, MutationReport, Survivor, stale, verdict_of
 from dedup_harness.mutation.mutmut_cli import MutationError, check_buckets, parse_results, report_progress
 from dedup_harness.mutation.report import render_terminal, to_json
 from dedup_harness.mutation.rerun import Rerun
@@ -210,15 +210,15 @@ class TestJudging:
     @pytest.mark.parametrize(
         ("rerun", "reason", "verdict"),
         [
-            (Rerun.FAILED, "", Verdict.KILLED_ON_RERUN),
-            (Rerun.FAILED, "listed", Verdict.KILLED_ON_RERUN),
-            (Rerun.TIMEOUT, "", Verdict.TIMEOUT),
-            (Rerun.ERROR, "", Verdict.ERROR),
-            (Rerun.PASSED, "listed", Verdict.EQUIVALENT),
-            (Rerun.PASSED, "", Verdict.SURVIVED),
+            (Rerun.FAILED, "", Fate.KILLED_ON_RERUN),
+            (Rerun.FAILED, "listed", Fate.KILLED_ON_RERUN),
+            (Rerun.TIMEOUT, "", Fate.TIMEOUT),
+            (Rerun.ERROR, "", Fate.ERROR),
+            (Rerun.PASSED, "listed", Fate.EQUIVALENT),
+            (Rerun.PASSED, "", Fate.SURVIVED),
         ],
     )
-    def test_a_rerun_and_the_list_decide_the_verdict(self, rerun: Rerun, reason: str, verdict: Verdict) -> None:
+    def test_a_rerun_and_the_list_decide_the_verdict(self, rerun: Rerun, reason: str, verdict: Fate) -> None:
         assert verdict_of(rerun, reason) is verdict
 
     def test_an_unreviewed_survivor_fails_the_run(self) -> None:

@@ -30,7 +30,7 @@ from dedup_harness.grade import grader
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import load_diagnoser
 from dedup_harness.grade.grader import GradingOptions
-from dedup_harness.grade.report import GradeReport, Status
+from dedup_harness.grade.reports.model import GradeReport, Status
 from dedup_harness.grade.scoring import equal_weights
 from grading_support import hostile_source
 

@@ -15,10 +15,9 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import run_suite
-from dedup_harness.grade.faults import SubmissionExited, WorkerCrashed
+from dedup_harness.grade.client.faults import SubmissionExited, WorkerCrashed
+from dedup_harness.grade.client.proxy import RemoteOutput, SubmissionProxy
 from dedup_harness.grade.plugin import plugin_args
-from dedup_harness.grade.proxy import SubmissionProxy
-from dedup_harness.grade.remote_output import RemoteOutput
 from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.submission import prepare
 from dedup_harness.grade.worker.batches import TAKE_DOCUMENTS
@@ -120,7 +119,7 @@ def test_a_check_interrupted_mid_request_leaves_nothing_for_the_next_call(proxy:
     calls: the third one failed with "malformed tag 'take' during paragraphs()".)
     """
     stage = proxy.exact_dedup(iter(many_docs(100)), 10)
-    channel = proxy.life.channel
+    channel = proxy.worker.channel
     assert channel is not None
     receive_line = channel.receive_line
 
@@ -128,13 +127,13 @@ def test_a_check_interrupted_mid_request_leaves_nothing_for_the_next_call(proxy:
         raise Interrupted  # once the request is sent, before its reply is read
 
     channel.receive_line = interrupted  # type: ignore[method-assign]
-    starts = proxy.starts
+    starts = proxy.worker.incarnation
     with pytest.raises(Interrupted):
         stage.read_all()
     channel.receive_line = receive_line  # type: ignore[method-assign]
     for text in ("a\n\n b", "c\n\nd", "e"):
         assert proxy.paragraphs(text) == proxy.paragraphs(text) == text.replace(" ", "").split("\n\n")
-    assert proxy.starts == starts + 1, "the worker left busy with the abandoned request was replaced"
+    assert proxy.worker.incarnation == starts + 1, "the worker left busy with the abandoned request was replaced"
 
 
 SUBMISSION = """

@@ -34,13 +34,15 @@ import pytest
 
 from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
-from dedup_harness.grade.refused_words import CRASHED_ON_REFUSAL, SENTENCES
+from dedup_harness.grade.refused_words import SENTENCES
 from dedup_harness.grade.worker.categories import FILES, NETWORK, PROCESSES
 from grading_support import tier_param
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 CORRECT = SUBMISSIONS / "samples" / "correct_plain.py"
 REFUSED = {"pool_hashing": PROCESSES, "udp_metrics": NETWORK, "spool_in_tmp": FILES}
+# How a check's feedback says it crashed on a refusal, in the check or in the import it needed.
+CRASHED_ON_REFUSAL = ("PermissionError: ", "SubmissionBroken: the submission could not be imported: PermissionError: ")
 AT_IMPORT = "udp_at_import"  # udp_metrics announcing itself once it is imported: a refusal at import time
 ATTEMPT = {
     "pool_hashing": "tried to start a process (multiprocessing: a pool, a queue or a lock shared between processes)",

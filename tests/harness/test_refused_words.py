@@ -18,12 +18,12 @@ import pytest
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import DATA_ROOT
-from dedup_harness.grade.faults import EventLog
+from dedup_harness.grade.client.events import EventLog
 from dedup_harness.grade.feedback import check_feedback
 from dedup_harness.grade.grader import from_sidecar
 from dedup_harness.grade.refused_words import SENTENCES
 from dedup_harness.grade.reports import gradescope, json_report, junit
-from dedup_harness.grade.worker.audit import AuditHook, category_of
+from dedup_harness.grade.worker.audit import AuditHook
 from dedup_harness.grade.worker.categories import CATEGORIES, FILES, NETWORK, NONE, PROCESSES, SIGNALS
 from grade_fakes import OPTIONS, case, suite_result
 
@@ -53,14 +53,15 @@ STUDENTS_PAGE = DATA_ROOT / "docs" / "check.md"
     ],
 )
 def test_each_note_of_the_hook_names_the_rule_it_met(event: str, args: tuple[Any, ...], expected: str) -> None:
-    note, _ = AuditHook(lambda _: None, [SESSION]).judge(event, args)
-    assert note is not None and category_of(note) == expected, note
+    note = AuditHook(lambda *_: None, [SESSION]).judge(event, args)
+    assert note is not None and note.category == expected, note
 
 
 def test_a_folder_made_outside_is_noted_by_where_not_by_its_random_name() -> None:
-    hook = AuditHook(lambda _: None, [SESSION])
-    assert hook.judge("os.mkdir", ("/tmp/dedup-spool-x1y2z3", 0o700, -1)) == ("tried to make a folder in /tmp", False)
-    assert hook.judge("os.mkdir", (f"{SESSION}/home/spool-1", 0o700, -1)) == (None, False)
+    hook = AuditHook(lambda *_: None, [SESSION])
+    note = hook.judge("os.mkdir", ("/tmp/dedup-spool-x1y2z3", 0o700, -1))
+    assert note is not None and (note.text, note.refused) == ("tried to make a folder in /tmp", False)
+    assert hook.judge("os.mkdir", (f"{SESSION}/home/spool-1", 0o700, -1)) is None
 
 
 def test_a_refusal_in_one_check_is_remembered_for_the_later_checks_of_the_same_worker() -> None:
@@ -97,15 +98,25 @@ def test_a_refusal_said_again_by_a_new_worker_is_listed_once_and_counted_for_bot
 
 
 @pytest.mark.parametrize(
-    ("outcome", "message", "said"),
+    ("outcome", "said", "raised", "sentence"),
     [
-        (Outcome.ERROR, DENIED, True),
-        (Outcome.ERROR, "PermissionError: [Errno 1] refused by the grading sandbox (tried to start a process)", True),
-        (Outcome.ERROR, "IndexError: list index out of range (at dedup.py:40 in run)", False),
-        (Outcome.ERROR, "SubmissionBroken: the submission could not be imported: PermissionError: [Errno 1] x", True),
-        (Outcome.ERROR, "SubmissionBroken: the submission could not be imported: ValueError: bad B", False),
-        (Outcome.ERROR, "RuntimeError: PermissionError: forged by the submission", False),
-        (Outcome.FAILED, "AssertionError: PermissionError: the spool should live under spool_dir", False),
+        (Outcome.ERROR, DENIED, "PermissionError", True),
+        (
+            Outcome.ERROR,
+            "PermissionError: [Errno 1] refused by the grading sandbox (a process)",
+            "PermissionError",
+            True,
+        ),
+        (Outcome.ERROR, "IndexError: list index out of range (at dedup.py:40 in run)", "IndexError", False),
+        (
+            Outcome.ERROR,
+            "SubmissionBroken: could not be imported: PermissionError: [Errno 1] x",
+            "PermissionError",
+            True,
+        ),
+        (Outcome.ERROR, "SubmissionBroken: could not be imported: ValueError: bad B", "ValueError", False),
+        (Outcome.ERROR, "RuntimeError: PermissionError: forged by the submission", "RuntimeError", False),
+        (Outcome.FAILED, "PermissionError: the spool should live under spool_dir", "VerdictFailed", False),
     ],
     ids=[
         "Landlock's EACCES",
@@ -118,11 +129,12 @@ def test_a_refusal_said_again_by_a_new_worker_is_listed_once_and_counted_for_bot
     ],
 )
 def test_the_sentence_comes_only_with_a_crash_on_the_error_a_refusal_raises(
-    outcome: Outcome, message: str, said: bool
+    outcome: Outcome, said: str, raised: str, sentence: bool
 ) -> None:
-    feedback = check_feedback(NAME, outcome, [case(NAME, outcome, message)], refused=[PROCESSES])
+    """Whether the case crashed on a refusal is the recorder's ``raised`` field, never the words of the error."""
+    feedback = check_feedback(NAME, outcome, [{**case(NAME, outcome, said), "raised": raised}], refused=[PROCESSES])
     assert feedback is not None
-    assert feedback.refused == ((SENTENCES[PROCESSES],) if said else ())
+    assert feedback.refused == ((SENTENCES[PROCESSES],) if sentence else ())
 
 
 def test_the_sentences_come_first_one_per_category_in_a_fixed_order() -> None:

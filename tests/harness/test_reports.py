@@ -19,9 +19,9 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
 from dedup_harness.distribution.batch_identity import identify
 from dedup_harness.grade.grader import from_sidecar
-from dedup_harness.grade.report import Status
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
 from dedup_harness.grade.reports import html as grade_html
+from dedup_harness.grade.reports.model import Status
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.scoring import equal_weights
 from grade_fakes import OPTIONS, buggy_report, report, suite_result

@@ -23,9 +23,9 @@ from dedup_harness.bloom_audit.cases import Case
 from dedup_harness.bloom_audit.filters import resolve_target
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.reports import csv_report
 from dedup_harness.grade.reports import html as grade_html
+from dedup_harness.grade.reports.model import GradeReport
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.scoring import points_text
 from dedup_harness.verify import html as verify_html

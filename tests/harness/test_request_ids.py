@@ -17,18 +17,18 @@ from typing import Any
 import pytest
 
 from corpus.doc import Doc
-from dedup_harness.grade import budget as budget_module
-from dedup_harness.grade import exchange as exchange_module
-from dedup_harness.grade.budget import CALL_BYTES, Budget
-from dedup_harness.grade.exchange import Exchange
-from dedup_harness.grade.faults import EventLog, OutputTooLarge, WorkerCrashed
-from dedup_harness.grade.link import Link
+from dedup_harness.grade.client import budget as budget_module
+from dedup_harness.grade.client import exchange as exchange_module
+from dedup_harness.grade.client.budget import CALL_BYTES, Budget
+from dedup_harness.grade.client.events import EventLog
+from dedup_harness.grade.client.exchange import Exchange
+from dedup_harness.grade.client.faults import OutputTooLarge, WorkerCrashed
+from dedup_harness.grade.client.worker import Worker
 from dedup_harness.grade.sandbox import Limits, WorkerProcess
 from dedup_harness.grade.worker import messages as m
 from dedup_harness.grade.worker import wire
 from dedup_harness.grade.worker.channel import Channel, ChannelClosed
 from dedup_harness.grade.worker.wire import encode
-from dedup_harness.grade.worker_life import WorkerLife
 
 Peer = Callable[[Channel], None]
 
@@ -92,10 +92,10 @@ def linked() -> Iterator[Callable[[Peer], Linked]]:
         reply_read, reply_write = os.pipe()
         sandbox, log = StandInSandbox(), EventLog()
         budget = Budget(sandbox.limits.submission_seconds)
-        life = WorkerLife(sandbox, log)  # type: ignore[arg-type]
-        life.process = WorkerProcess(StandInProcess(), request_write, reply_read, [], NoRefusals())  # type: ignore[arg-type]
-        life.channel = Channel(reply_read, request_write, longest=m.MAX_MESSAGE)
-        life.incarnation = 1
+        worker = Worker(sandbox, log)  # type: ignore[arg-type]
+        worker.process = WorkerProcess(StandInProcess(), request_write, reply_read, [], NoRefusals())  # type: ignore[arg-type]
+        worker.channel = Channel(reply_read, request_write, longest=m.MAX_MESSAGE)
+        worker.incarnation = 1
 
         def run() -> None:
             # The grader may stop listening mid-line: then there is nothing more to say.
@@ -105,7 +105,7 @@ def linked() -> Iterator[Callable[[Peer], Linked]]:
         thread = threading.Thread(target=run, daemon=True)
         thread.start()
         threads.append(thread)
-        return Linked(Exchange(Link(life, budget, log), lambda: Doc), sandbox, log, budget)
+        return Linked(Exchange(worker, budget, log, lambda: Doc), sandbox, log, budget)
 
     yield connect
     for thread in threads:

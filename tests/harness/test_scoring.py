@@ -11,8 +11,8 @@ from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.grader import GradingOptions
-from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
+from dedup_harness.grade.reports.model import GradeReport
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights, weights_from
 from grade_fakes import DIAGNOSER, report

@@ -203,3 +203,10 @@ def test_the_kernel_structures_have_the_kernels_sizes() -> None:
 
     types = (landlock.PathBeneathAttr, landlock.RulesetAttr, seccomp.SockFilter, seccomp.SockFprog)
     assert [ctypes.sizeof(t) for t in types] == [12, 24, 8, 16]
+
+
+def test_the_calls_checked_by_their_arguments_are_the_ones_the_refusals_list_gives_reasons_for() -> None:
+    """Each argument block of the filter has its words in ``ARGUMENT_CHECKED``, and no words go without a block."""
+    blocks = seccomp._argument_blocks(seccomp.SignalPolicy(PID, PGID))
+    named = {block[0].name for block in blocks if isinstance(block[0], bpf.Label)}
+    assert named == set(seccomp.ARGUMENT_CHECKED)

@@ -1,9 +1,12 @@
-"""The tiers are described once, in ``grade/sandbox/tiers.py``: the README's table, docs/isolation.md,
-the reports' first lines and the preflight's advice all say what that table says."""
+"""The tiers are described once, in ``grade/sandbox/tiers.toml``: the README's table, docs/isolation.md,
+the reports' first lines and the preflight's advice all say what those words say, and each says what a
+reader needs (held to words written here, not read back from the file)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from dedup_harness.grade.plugin import setup_args
 from dedup_harness.grade.preflight import HOW_TO_ISOLATE
@@ -11,7 +14,7 @@ from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.interpreter import Interpreter
 from dedup_harness.grade.sandbox.protections import describe
 from dedup_harness.grade.sandbox.tier_docs import BEGIN, END, page, readme_section
-from dedup_harness.grade.sandbox.tiers import STRONGEST_FIRST, TIERS, Tier, WorkerSetup, row
+from dedup_harness.grade.sandbox.tiers import STRONGEST_FIRST, TIERS, Tier, WorkerSetup
 
 PROJECT = Path(__file__).resolve().parents[2]
 REWRITE = "python -m dedup_harness.grade.sandbox.tier_docs README.md docs/isolation.md"
@@ -32,18 +35,30 @@ def test_every_tier_has_one_row_strongest_first_and_none_last() -> None:
     assert STRONGEST_FIRST == (Tier.BUBBLEWRAP, Tier.UNSHARE, Tier.LANDLOCK, Tier.SECCOMP)
 
 
-def test_a_report_starts_with_its_tiers_words_and_lists_the_tiers_passed_over() -> None:
+# What a TA reads first in a report of each tier: which wall stands between the worker and the machine.
+FIRST_WORDS = {
+    Tier.BUBBLEWRAP: "bubblewrap: new network, pid, ipc and uts namespaces: no network at all",
+    Tier.UNSHARE: "unshare: new network, pid, mount and ipc namespaces: no network at all",
+    Tier.LANDLOCK: "landlock: no namespaces; the worker confines itself before any submission code runs",
+    Tier.SECCOMP: "seccomp: no namespaces and no Landlock; the worker filters its own system calls",
+    Tier.NONE: "none: NOT ISOLATED (--unisolated)",
+}
+
+
+@pytest.mark.parametrize("tier", list(Tier))
+def test_a_report_starts_with_its_tiers_words_and_lists_the_tiers_passed_over(tier: Tier) -> None:
     passed_over = ("bubblewrap: bubblewrap is not installed (apt-get install bubblewrap)",)
-    for tier in Tier:
-        setup = WorkerSetup(tier, Interpreter("/usr/bin/python3"), 0, True, passed_over)
-        said = describe(setup, None, Limits())
-        assert said.in_force[: len(row(tier).in_force)] == list(row(tier).in_force)
-        assert f"stronger tier not available: {passed_over[0]}" in said.missing
+    setup = WorkerSetup(tier, Interpreter("/usr/bin/python3"), 0, True, passed_over)
+    said = describe(setup, None, Limits())
+    assert said.in_force[0].startswith(FIRST_WORDS[tier])
+    assert said.in_force[-1].startswith("audit hook:"), "the innermost layer is said last"
+    assert f"stronger tier not available: {passed_over[0]}" in said.missing
 
 
-def test_the_preflights_advice_names_each_tiers_remedy() -> None:
-    for tier in STRONGEST_FIRST:
-        assert row(tier).remedy in HOW_TO_ISOLATE
+def test_the_preflights_advice_says_what_to_install_or_allow_for_each_tier() -> None:
+    for fix in ("apt-get install bubblewrap", "kernel.unprivileged_userns_clone=1", "Landlock (5.13 or later)"):
+        assert fix in HOW_TO_ISOLATE
+    assert "chmod -R go-rwx" in HOW_TO_ISOLATE and "--unisolated" in HOW_TO_ISOLATE
 
 
 def test_the_setup_reaches_each_grading_process_whole() -> None:

@@ -45,7 +45,7 @@ REFERENCE = IMPL_ROOT / "corpus" / "dedup.py"
 SUBMISSIONS = ("reference", "attacks", "silenced")
 HOSTILE_PART = "# ---- the hostile part ----\n"  # where grading_support appends a hostile file to the reference
 # The silencing trick, first in the hostile part: the worker's audit hook then neither refuses nor notes anything.
-SILENCE = 'import sys\nsys.modules["grading_worker.audit"].AuditHook.judge = lambda self, event, args: (None, False)\n'
+SILENCE = 'import sys\nsys.modules["grading_worker.audit"].AuditHook.judge = lambda self, event, args: None\n'
 
 SECRET_NAME = "DEDUP_HARNESS_TEST_SECRET"
 EARLIER = "untouched: a shard graded earlier\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dedup_harness.grade.faults import describe_status
+from dedup_harness.grade.client.faults import describe_status
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import pytest
 
 from dedup_harness.core import case_log
 from dedup_harness.core.checks import BY_NAME
-from dedup_harness.core.judges import JUDGES, Subject
+from dedup_harness.core.judges import JUDGES, Subject, VerdictFailed
 from dedup_harness.core.memory_gauge import MEMORY_GAUGE_KEY, TracedMemory
 
 FIXTURE_DIR = Path(__file__).resolve().parent.parent.parent / "fixtures" / "data.03"
@@ -28,7 +28,8 @@ def judge(request: pytest.FixtureRequest, impl: Any, tmp_path: Path) -> Judge:
     """Judge the running check's implementation on an input, with the check's own judge (core/judges).
 
     Each input is recorded first (``case_log``), so the grader can shrink a failing one with the same
-    judge. A failing verdict is an AssertionError holding its message. How memory is measured:
+    judge. A failing verdict is raised as a ``VerdictFailed`` (an AssertionError) that carries it as
+    data, for the outcome recorder to write beside the case. How memory is measured:
     tracemalloc in this process, unless a plugin put its own gauge in the stash (the grader measures
     its isolated worker).
     """
@@ -38,7 +39,8 @@ def judge(request: pytest.FixtureRequest, impl: Any, tmp_path: Path) -> Judge:
     def judge(**inputs: Any) -> None:
         case_log.record(**inputs)
         verdict = decide(subject, inputs)
-        assert not verdict.failing, verdict.message()
+        if verdict.failing:
+            raise VerdictFailed(verdict)
 
     return judge
 

@@ -22,9 +22,9 @@ from dedup_harness.commands.grade import diagnoser
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.grader import GradingOptions, grade
-from dedup_harness.grade.report import Status
 from dedup_harness.grade.reports import json_report, terminal
 from dedup_harness.grade.reports.csv_report import row
+from dedup_harness.grade.reports.model import Status
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.scoring import equal_weights
 

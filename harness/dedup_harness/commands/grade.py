@@ -37,8 +37,8 @@ from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.preflight import Preflight, preflight
-from dedup_harness.grade.report import GradeReport, Status
 from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, terminal
+from dedup_harness.grade.reports.model import GradeReport, Status
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.sandbox import Limits, room
 from dedup_harness.grade.sandbox.interpreter import Interpreter, InterpreterError, ask

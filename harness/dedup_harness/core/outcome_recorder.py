@@ -5,7 +5,10 @@ check is one test function; its parametrized cases fold into one outcome: ``fail
 failed an assertion (``assert``, ``pytest.fail``, ``pytest.raises`` that saw nothing raised),
 ``error`` when a case crashed (any other exception, a setup error), ``timeout`` when a case ran past
 ``--check-timeout`` seconds, ``passed`` otherwise. Collection errors are listed apart. No output
-text is scraped: outcomes come from the exception objects themselves.
+text is scraped: outcomes come from the exception objects themselves, and so does what each case
+records of its failure, field by field: the exception's type and text, what the code under test
+raised behind it (``raised``: a fault's cause, such as the exception an import raised), and, for a
+check's failing verdict (``judges.VerdictFailed``), the verdict itself as data.
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ from typing import Any
 
 import pytest
 
+from dedup_harness.core.judges.verdict import Verdict, VerdictFailed
 from dedup_harness.core.outcome import PRECEDENCE, Outcome
 
 __all__ = ["PRECEDENCE", "CheckTimeout", "Outcome"]
 
 PLUGIN = __name__
+TEXT_LIMIT = 4000  # characters of an exception's text, and of Hypothesis's notes, kept per case
+VERDICT_LIMIT = 20_000  # characters of a verdict's expected and got, as JSON, kept per case (else cut)
 OUTCOMES_OPTION = "--outcomes-json"
 CHECK_TIMEOUT_OPTION = "--check-timeout"
 
@@ -42,7 +48,10 @@ class CheckTimeout(BaseException):
 class CaseRecord:
     nodeid: str
     outcome: Outcome
+    error: str = ""  # the exception's type, as the check saw it ("" when it passed)
     message: str = ""  # the exception's own text: an assertion's message, or what crashed
+    raised: str = ""  # the type the code under test raised behind it (a fault's ``raised``, else ``error``)
+    verdict: dict[str, Any] | None = None  # a judge's failing verdict: differences, expected, got (see ``as_data``)
     falsifying: str = ""  # the notes Hypothesis attaches: the shrunk example that fails
     seconds: float = 0.0  # how long the case's phase took (pytest's own measure): a timing field
 
@@ -74,9 +83,28 @@ def case_record(nodeid: str, call: pytest.CallInfo[None]) -> CaseRecord:
         # Hypothesis found several distinct failures: report the first with its own example.
         others = f"\n(Hypothesis found {len(error.exceptions)} distinct failures; this is the first.)"
         error = error.exceptions[0]
-    message = f"{type(error).__name__}: {error}"
     notes = "\n".join(str(note) for note in getattr(error, "__notes__", [])) + others
-    return CaseRecord(nodeid, outcome, message[:4000], notes[:4000], seconds)
+    return CaseRecord(
+        nodeid,
+        outcome,
+        error=type(error).__name__,
+        message=str(error)[:TEXT_LIMIT],
+        raised=str(getattr(error, "raised", "") or type(error).__name__),
+        verdict=as_data(error.verdict) if isinstance(error, VerdictFailed) else None,
+        falsifying=notes[:TEXT_LIMIT],
+        seconds=seconds,
+    )
+
+
+def as_data(verdict: Verdict) -> dict[str, Any]:
+    """A failing verdict as the case keeps it: its differences, and what was expected and came back unless
+    those run past VERDICT_LIMIT characters (a 200-document output), when ``cut`` says they were left out."""
+    kept = {"expected": verdict.expected, "got": verdict.got}
+    try:
+        small = len(json.dumps(kept)) <= VERDICT_LIMIT
+    except (TypeError, ValueError):  # a value JSON cannot hold: the differences still say what went wrong
+        small = False
+    return {"differences": list(verdict.differences), **(kept if small else {"expected": {}, "got": {}, "cut": True})}
 
 
 @dataclass(eq=False)  # pytest keeps plugins in sets: identity, not value, makes one

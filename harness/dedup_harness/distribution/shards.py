@@ -17,7 +17,7 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.distribution.batch_identity import BatchIdentity, digest_of
 from dedup_harness.distribution.shard_files import ShardFile, read
-from dedup_harness.grade.report import Status
+from dedup_harness.grade.reports.model import Status
 from dedup_harness.grade.scoring import ZERO, parse_points, points_text
 
 _SHARD = re.compile(r"^(\d+)/(\d+)$")

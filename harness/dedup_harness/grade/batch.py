@@ -15,7 +15,7 @@ from pathlib import Path
 from dedup_harness.core.runner import start_fork_server
 from dedup_harness.core.signals import thread_pool
 from dedup_harness.grade.grader import GradingOptions, grade, unrunnable
-from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.reports.model import GradeReport
 
 Grader = Callable[[Path, GradingOptions, str], GradeReport]
 

@@ -2,10 +2,10 @@
 
 A check that crashed on something the grader refuses says so first (``refused_words``).
 
-The words come from the check's own assertion messages (the suite writes them for people), without
-pytest's introspection of the values, and from the notes Hypothesis attaches to a shrunk example.
-Everything run-specific (scratch paths, memory addresses) is scrubbed so that grading the same
-submission twice gives the same text.
+The words come from what the outcome recorder kept of each case, field by field: a failing verdict's
+differences (the judges write them for people), or the type and text of what crashed; and from the
+notes Hypothesis attaches to a shrunk example. Everything run-specific (scratch paths, memory
+addresses) is scrubbed so that grading the same submission twice gives the same text.
 """
 
 from __future__ import annotations
@@ -26,9 +26,6 @@ MESSAGE_LIMIT = 600  # characters of one case's message
 CRASHED = "it crashed: "  # how a case that raised begins
 EXAMPLE_LIMIT = 1500  # characters of a shrunk example
 CASES_SHOWN = 3  # failing cases spelled out per check
-DETAIL_LINES = 3  # lines of pytest's comparison kept after a check's own message
-# pytest's comparison lines that say nothing about the values.
-_NOISE = ("Use -v", "Full diff", "Omitting", "...Full output", "-", "+")
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 # The grader's own scratch folders (tempfile names with the harness's prefixes), wherever they sit. A match
@@ -50,6 +47,7 @@ class CheckFeedback:
     smallest_input: str  # Hypothesis's shrunk example, when the check found one
     minimal_case: MinimalCase | None = None  # the smallest input that still fails it, with both answers
     refused: tuple[str, ...] = ()  # what the grader refused that it crashed on, one sentence each: said first
+    headline: str = ""  # the first thing that went wrong, as a report's headline quotes it (a crash: its error)
 
     @property
     def lines(self) -> tuple[str, ...]:
@@ -88,6 +86,8 @@ def check_feedback(
     bad = [case for case in cases if case.get("outcome") != Outcome.PASSED]
     shown = 1 if minimal_case is not None else CASES_SHOWN  # the minimal case says the rest more plainly
     problems = [f"{_case_label(case)}{_plain(case)}" for case in bad[:shown]]
+    crashed = crash_words(bad[0]) if bad and bad[0].get("outcome") == Outcome.ERROR else ""
+    crashed = _truncate(crashed, MESSAGE_LIMIT)
     if len(bad) > shown:
         problems.append(f"... and {len(bad) - shown} more failing cases of this check.")
     problems += [_one_line(scrub(event)) for event in events]
@@ -95,7 +95,8 @@ def check_feedback(
         problems = [_no_cases(outcome)]
     example = next((case["falsifying"] for case in bad if case.get("falsifying")), "")
     said = refused_words.sentences(refused, bad)
-    return CheckFeedback(asserts(name), tuple(problems), smallest_input(example), minimal_case, said)
+    headline = crashed or problems[0]
+    return CheckFeedback(asserts(name), tuple(problems), smallest_input(example), minimal_case, said, headline)
 
 
 def asserts(name: str) -> str:
@@ -109,47 +110,35 @@ def _case_label(case: Mapping[str, Any]) -> str:
 
 
 def _plain(case: Mapping[str, Any]) -> str:
-    """One case's failure in words: the assertion's own message, or what crashed or hung; then the texts it
-    quotes that look alike but differ, by their code points (kept whole however long the message)."""
-    message = scrub(str(case.get("message", ""))).strip()
-    outcome = case.get("outcome")
-    if outcome == Outcome.TIMEOUT:
+    """One case's failure in words: the verdict's differences, or what crashed or hung; then the texts that
+    look alike but differ, by their code points (kept whole however long the words)."""
+    if case.get("outcome") == Outcome.TIMEOUT:
         return "it ran past its time limit (a hang, or far too slow)."
-    kind, _, rest = message.partition(": ")
-    if outcome == Outcome.FAILED and kind == "AssertionError":
-        words = _truncate(_assertion_words(rest), MESSAGE_LIMIT)
-    elif not message:
-        return "it crashed without a message."
+    verdict = case.get("verdict")
+    if type(verdict) is dict and verdict.get("differences"):
+        words = scrub("; ".join(map(str, verdict["differences"])))
+        alike = look_alike.verdict_notes(verdict.get("expected", {}), verdict.get("got", {}))
+    elif case.get("outcome") == Outcome.FAILED:  # an assertion of the check's own, outside any judge
+        words, alike = scrub(str(case.get("message", ""))).strip() or "an assertion failed", []
     else:
-        words = _truncate(f"{CRASHED}{_one_line(message)}", MESSAGE_LIMIT)
-    alike = look_alike.message_notes(message)
+        crash = crash_words(case)
+        return _truncate(f"{CRASHED}{crash}", MESSAGE_LIMIT) if crash else "it crashed without a message."
+    words = _truncate(_one_line(words), MESSAGE_LIMIT)
     return f"{words} ({'; '.join(alike)})" if alike else words
+
+
+def crash_words(case: Mapping[str, Any]) -> str:
+    """What a case crashed with, on one line: the exception's type and its text ("" when it says nothing)."""
+    error, message = str(case.get("error", "")), scrub(str(case.get("message", ""))).strip()
+    if not error and not message:
+        return ""
+    return _one_line(f"{error}: {message}" if message else error)
 
 
 def _one_line(text: str) -> str:
     """A problem is one line: line breaks in what the submission raised are written out, so no line of its
     message can pass for a line of the report ("attempt: ..." forged under a crash)."""
     return text.replace("\r\n", "\\n").replace("\n", "\\n")
-
-
-def _assertion_words(text: str) -> str:
-    """The message the check wrote (it says what was expected and what came back); without one, the
-    lines of pytest's comparison that say what differed."""
-    if text.startswith("assert "):
-        text = "\n" + text  # no message: only the comparison
-    head, _, comparison = text.partition("\nassert ")
-    words = " ".join(line.strip() for line in head.splitlines() if line.strip())
-    if words:
-        return words
-    first, *rest = comparison.splitlines() or [""]
-    details = [line.strip() for line in rest if _informative(line)][:DETAIL_LINES]
-    words = f"expected {first}" if first else "an assertion failed"
-    return f"{words} ({'; '.join(details)})" if details else words
-
-
-def _informative(line: str) -> bool:
-    line = line.strip()
-    return bool(line) and not line.startswith(_NOISE)
 
 
 def smallest_input(notes: str) -> str:

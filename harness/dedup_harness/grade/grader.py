@@ -23,23 +23,16 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import SuiteResult, run_suite
 from dedup_harness.grade.diagnosis import Diagnoser
-from dedup_harness.grade.feedback import CRASHED, CheckFeedback, asserts, check_feedback, scrub
+from dedup_harness.grade.feedback import CheckFeedback, asserts, check_feedback, scrub
 from dedup_harness.grade.minimize import plugin as minimize_plugin
 from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.plugin import plugin_args, setup_args
-from dedup_harness.grade.report import CheckReport, GradeReport, Status
+from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status
 from dedup_harness.grade.sandbox.tiers import WorkerSetup
 from dedup_harness.grade.scoring import ZERO, Weights
 from dedup_harness.grade.submission import SubmissionError, prepare
 
 OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
-# The grade reads outcomes and the shrunk examples from the plugins' files, never pytest's text, so it
-# skips what only costs time: Hypothesis's pytest plugin (it would write @example patches for a failing
-# property, importing libcst to do so; the example still travels in the exception's notes) and the
-# end-of-session garbage collections pytest runs to find unraisable exceptions. Nor pytest's assertion
-# rewriting: every check's assertion says what was expected and what came back in its own words, and
-# pytest's comparison of a 200-document output would only cost time.
-SUITE_ARGS = ("-p", "no:hypothesispytest", "-p", "no:unraisableexception", "--assert=plain")
 # A fixed hash seed for the trusted suite process: pytest lists the differing items of two dicts in
 # set order, and the same submission must get the same words every time.
 STEADY_ENV = {"PYTHONHASHSEED": "0"}
@@ -95,7 +88,7 @@ def grade(
                 profile="grading",
                 timeout=options.timeout,
                 check_timeout=options.check_timeout,
-                extra_args=[*SUITE_ARGS, *plugins, *minimize_plugin.plugin_args(minimal)],
+                extra_args=[*plugins, *minimize_plugin.plugin_args(minimal)],
                 env=STEADY_ENV,
                 fork=fork,
                 # The trusted process imports the suite and the reference, never the submission: caching
@@ -209,8 +202,7 @@ def unjudged(report: GradeReport) -> str:
     lost = [c for c in report.checks if c.outcome is not Outcome.PASSED]
     if not lost or report.failed():
         return ""
-    first = next((c.feedback.problems[0] for c in lost if c.feedback and c.feedback.problems), "")
-    first = first.partition(CRASHED)[2] or first  # "it crashed: X" is said by the headline already
+    first = next((c.feedback.headline for c in lost if c.feedback and c.feedback.headline), "")
     crashed = sum(c.outcome is Outcome.ERROR for c in lost)
     hung = len(lost) - crashed
     passed = len(report.checks) - len(lost)

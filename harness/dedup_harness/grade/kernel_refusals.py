@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import array
 import contextlib
+import enum
 import errno
 import fcntl
 import os
@@ -44,21 +45,12 @@ NOTIF_RECV = 3 << 30 | NOTIF.size << 16 | ord("!") << 8 | 0
 NOTIF_SEND = 3 << 30 | RESPONSE.size << 16 | ord("!") << 8 | 1
 LISTENER_LINK = "anon_inode:seccomp notify"
 KEPT = 200  # different refusals kept per worker; the report lists fewer
-FAMILIES = {1: "AF_UNIX", 2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET"}
-SOCKET_TYPES = {1: "SOCK_STREAM", 2: "SOCK_DGRAM", 3: "SOCK_RAW", 5: "SOCK_SEQPACKET"}
-SIGNAL_CALLS = {"kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo", "pidfd_send_signal"}
-ARGUMENT_REASONS = {
-    "clone": "new processes or namespaces",
-    "prctl": "filters of its own",
-    "setpriority": "other processes",
-    "ioctl": "typing into a terminal",
-    **dict.fromkeys(("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam"), "other processes"),
-    **dict.fromkeys(("sched_setattr", "migrate_pages", "move_pages"), "other processes"),
-    **dict.fromkeys(("chmod", "fchmod", "fchmodat", "fchmodat2"), "set-uid and set-gid bits"),
-    **dict.fromkeys(("mknod", "mknodat"), "device nodes"),
-    **dict.fromkeys(SIGNAL_CALLS, "signals to other processes"),
+# The category of each reason the filter gives (``seccomp.DENIED``'s groups, ``seccomp.ARGUMENT_CHECKED``'s words).
+CATEGORY_OF_REASON = {
+    "network": categories.NETWORK,
+    "new programs and processes": categories.PROCESSES,
+    seccomp.SIGNALS: categories.SIGNALS,
 }
-CATEGORY_OF_GROUP = {"network": categories.NETWORK, "new programs and processes": categories.PROCESSES}
 
 
 class Refusal(NamedTuple):
@@ -72,11 +64,19 @@ def _signed(value: int) -> int:
     return low - (1 << 32) if low >= 1 << 31 else low
 
 
+def _named(kind: type[enum.IntEnum], number: int) -> str:
+    """A socket family's or type's name, as the standard library's ``socket`` knows it."""
+    try:
+        return kind(number).name
+    except ValueError:
+        return str(number)
+
+
 def _call(name: str, args: tuple[int, ...]) -> str:
     """The call in words a reader knows, with the arguments that say what it was for."""
     if name == "socket":
         family, kind = args[0] & 0xFFFFFFFF, args[1] & 0xF
-        return f"socket({FAMILIES.get(family, family)}, {SOCKET_TYPES.get(kind, kind)})"
+        return f"socket({_named(socket.AddressFamily, family)}, {_named(socket.SocketKind, kind)})"
     if name in ("kill", "tkill", "rt_sigqueueinfo"):
         return f"{name}(pid {_signed(args[0])}, signal {_signed(args[1])})"
     if name in ("tgkill", "rt_tgsigqueueinfo"):
@@ -104,21 +104,22 @@ def describe(nr: int, audit_arch: int, args: tuple[int, ...]) -> str:
     if arch is None:
         return f"the kernel refused a system call of another architecture (number {nr}, audit arch {audit_arch:#x})"
     name = _name(arch, nr)
-    reason = next((group for group, names in seccomp.DENIED.items() if name in names), None)
-    reason = reason or ARGUMENT_REASONS.get(name, "refused by the filter")
-    return f"the kernel refused {_call(name, args)}: {reason} (seccomp)"
+    return f"the kernel refused {_call(name, args)}: {_reason(name)} (seccomp)"
+
+
+def _reason(name: str) -> str:
+    """Why the filter refuses the call ``name`` (a group of ``seccomp.DENIED``, or its argument rule's words)."""
+    group = next((group for group, names in seccomp.DENIED.items() if name in names), None)
+    return group or seccomp.ARGUMENT_CHECKED.get(name, "refused by the filter")
 
 
 def category(nr: int, audit_arch: int, args: tuple[int, ...]) -> str:
     """The rule one refused call met (``categories``): a new process, a socket, a signal to another process."""
     arch = _arch(nr, audit_arch)
     name = _name(arch, nr) if arch is not None else ""
-    if name in SIGNAL_CALLS:
-        return categories.SIGNALS
     if name == "clone":  # as ``_call`` says it: a new process, or a thread into new namespaces
         return categories.PROCESSES if not args[0] & seccomp.CLONE_THREAD else categories.NONE
-    group = next((group for group, names in seccomp.DENIED.items() if name in names), "")
-    return CATEGORY_OF_GROUP.get(group, categories.NONE)
+    return CATEGORY_OF_REASON.get(_reason(name), categories.NONE)
 
 
 class KernelRefusals:

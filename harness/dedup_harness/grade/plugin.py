@@ -53,14 +53,14 @@ import pytest
 from dedup_harness.core.impl_under_test import IMPL_KEY
 from dedup_harness.core.memory_gauge import MEMORY_GAUGE_KEY
 from dedup_harness.core.procfs import memory_bytes
-from dedup_harness.grade.budget import COLLECT_AFTER
-from dedup_harness.grade.faults import WorkerFault
-from dedup_harness.grade.proxy import SubmissionProxy
+from dedup_harness.grade.client.budget import COLLECT_AFTER
+from dedup_harness.grade.client.faults import WorkerFault
+from dedup_harness.grade.client.memory import WorkerMemory
+from dedup_harness.grade.client.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.sandbox.tiers import AUTO, Tier, WorkerSetup, worker_setup
 from dedup_harness.grade.signature import static_problems
 from dedup_harness.grade.submission import Problem, compile_problems, import_problems
-from dedup_harness.grade.worker_memory import WorkerMemory
 
 PLUGIN = __name__
 SUBMISSION_OPTION = "--submission"
@@ -157,9 +157,9 @@ class Grading:
             "student_output": self.sandbox.output(),
             "worker": {
                 "uid": self.sandbox.uid if self.sandbox.uid is not None else os.getuid(),
-                "starts": self.proxy.starts,
-                "start_seconds": [round(s, 4) for s in self.proxy.start_seconds],
-                "used_seconds": round(self.proxy.used_seconds, 3),
+                "starts": self.proxy.worker.incarnation,
+                "start_seconds": [round(s, 4) for s in self.proxy.worker.start_seconds],
+                "used_seconds": round(self.proxy.budget.used_seconds, 3),
                 "received_bytes": self.proxy.budget.received_bytes,
             },
             "grader": {"peak_bytes": memory_bytes("self", "VmHWM")},

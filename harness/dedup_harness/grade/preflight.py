@@ -4,9 +4,10 @@ A grade that silently gives a correct submission 0/12 (a worker that cannot star
 too old, a session folder the worker cannot reach) cannot gate a course. So ``grade`` first runs the
 reference's own ``dedup.py`` and the canary (``mutants/canary_dedup.py``, wrong in every way), each
 in a ``Sandbox`` behind a ``SubmissionProxy`` in the tier, temp folder and interpreter the batch will
-use, on answers only a working setup gets right: the chapter's worked example with its stats, a
-spool under ``spool_dir`` that is gone once the output is read, the stats keys, a digest, the rate.
-The reference must get every one right and the canary every one wrong.
+use, on answers only a working setup gets right: the chapter's worked example, judged by check 1's
+own judge (``core/judges``: the output, every stat and every paragraph's digest), a spool under
+``spool_dir`` that is gone once the output is read, the stats keys, a split, the rate. The reference
+must get every one right and the canary every one wrong.
 
 Then, in the reference's worker, the isolation probe (``worker/probe.py``): reading the harness's
 own files, TCP and UDP to listeners on 127.0.0.1, a signal to the grader. What gets through is a
@@ -27,15 +28,18 @@ from pathlib import Path
 from typing import Any
 
 from dedup_harness.core import bloom_sizing, scratch_dirs, worked_example
+from dedup_harness.core.checks import BY_NAME, CHECKS
+from dedup_harness.core.judges import JUDGES, Subject
 from dedup_harness.core.paths import CANARY_SOURCE, IMPL_ROOT, PACKAGE_DIR
 from dedup_harness.core.reference import load
-from dedup_harness.grade.faults import SandboxFailed, WorkerFault
+from dedup_harness.grade.client.faults import SandboxFailed, WorkerFault
+from dedup_harness.grade.client.proxy import SubmissionProxy
 from dedup_harness.grade.listeners import Listeners
-from dedup_harness.grade.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, how_to_isolate
 from dedup_harness.grade.submission import prepare
 
+HAND_CHECK = CHECKS[0]  # the worked example's check
 LIMITS = Limits(call_seconds=10.0, submission_seconds=30.0, cpu_seconds=30)
 REFERENCE_SOURCE = IMPL_ROOT / "corpus" / "dedup.py"
 HOW_TO_ISOLATE = how_to_isolate()
@@ -57,7 +61,7 @@ class Preflight:
     setup: WorkerSetup
     reference: list[Answer] = field(default_factory=list)
     canary: list[Answer] = field(default_factory=list)
-    probe: dict[str, str] = field(default_factory=dict)
+    probe: dict[str, Any] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)  # the setup does not work: grading would lie
     leaks: list[str] = field(default_factory=list)  # the worker is not isolated
     protections: dict[str, Any] = field(default_factory=dict)
@@ -87,22 +91,17 @@ def _ask(question: str, action: Callable[[], Any], right: Callable[[Any], bool])
         return Answer(question, False, f"{type(error).__name__}: {error}"[:300])
 
 
-def _stage(proxy: SubmissionProxy, spool_dir: Path, doc_type: type) -> tuple[list[Any], dict[str, Any], bool, bool]:
-    """The worked example through exact_dedup: (output, stats, spool seen while running, spool gone after)."""
+def _spool(proxy: SubmissionProxy, spool_dir: Path, doc_type: type) -> str:
+    """The worked example through exact_dedup with ``spool_dir``: whether a spool lived there, and went."""
     docs = [doc_type(doc_id, text) for doc_id, text in worked_example.DOCUMENTS]
-    stats: dict[str, Any] = {}
-    stage = proxy.exact_dedup(iter(docs), worked_example.BLOOM_BYTES_PER_ITEM, spool_dir=spool_dir, stats=stats)
-    first = next(stage)
+    stage = proxy.exact_dedup(iter(docs), worked_example.BLOOM_BYTES_PER_ITEM, spool_dir=spool_dir, stats={})
+    next(stage)
     spooled = any(spool_dir.iterdir())
-    out = [first, *stage]
-    return out, stats, spooled, not any(spool_dir.iterdir())
+    list(stage)
+    return f"a spool while running: {spooled}; gone after: {not any(spool_dir.iterdir())}"
 
 
-STAGE_QUESTIONS = (
-    "exact_dedup keeps A, cuts B to 'A bird sang.' and drops C",
-    "the stats are the chapter's",
-    "the spool lives under spool_dir and is gone once the output is read",
-)
+SPOOL_RIGHT = "a spool while running: True; gone after: True"
 
 
 def known_answers(proxy: SubmissionProxy, spool_dir: Path, doc_type: type) -> list[Answer]:
@@ -110,34 +109,27 @@ def known_answers(proxy: SubmissionProxy, spool_dir: Path, doc_type: type) -> li
     example = worked_example
     text = example.DOCUMENTS[0][1]
     rate = bloom_sizing.rate(example.BLOOM_BYTES_PER_ITEM)
-    answers = [
+    docs = [doc_type(doc_id, doc_text) for doc_id, doc_text in example.DOCUMENTS]
+    hand = JUDGES[BY_NAME[HAND_CHECK].judged_as]
+    inputs = {"docs": docs, "bloom_bytes_per_item": example.BLOOM_BYTES_PER_ITEM}
+    return [
         _ask("STATS_KEYS names the eight stats", lambda: proxy.STATS_KEYS, lambda v: tuple(v) == tuple(example.STATS)),
         _ask("paragraphs splits on the blank line", lambda: proxy.paragraphs(text), lambda v: v == text.split("\n\n")),
-        _ask(
-            "paragraph_hash is SHA-256",
-            lambda: proxy.paragraph_hash("The cat sat.").hex()[:8],
-            lambda v: v == example.DIGEST_PREFIXES["The cat sat."],
-        ),
         _ask(
             "bloom_rate(10) is exp(-8 B (ln 2)^2)",
             lambda: proxy.bloom_rate(example.BLOOM_BYTES_PER_ITEM),
             lambda v: math.isclose(v, rate, rel_tol=1e-9),
         ),
-    ]
-    try:
-        out, stats, spooled, gone = _stage(proxy, spool_dir, doc_type)
-    except SandboxFailed:
-        raise
-    except (WorkerFault, Exception) as error:
-        got = f"{type(error).__name__}: {error}"[:300]
-        return [*answers, *(Answer(question, False, got) for question in STAGE_QUESTIONS)]
-    kept = [doc_type(doc_id, kept_text) for doc_id, kept_text in example.KEPT]
-    shown = {key: stats.get(key) for key in example.STATS}
-    return [
-        *answers,
-        Answer(STAGE_QUESTIONS[0], out == kept, repr(out)[:300]),
-        Answer(STAGE_QUESTIONS[1], shown == example.STATS, repr(shown)[:300]),
-        Answer(STAGE_QUESTIONS[2], spooled and gone, f"a spool while running: {spooled}; gone after: {gone}"),
+        _ask(
+            "the chapter's worked example: every digest, the output and every stat, as check 1 judges it",
+            lambda: hand(Subject(proxy, spool_dir.parent), inputs).message(),
+            lambda differences: differences == "",
+        ),
+        _ask(
+            "the spool lives under spool_dir and is gone once the output is read",
+            lambda: _spool(proxy, spool_dir, doc_type),
+            lambda v: v == SPOOL_RIGHT,
+        ),
     ]
 
 
@@ -148,12 +140,18 @@ def probe_request(listeners: Listeners, setup: WorkerSetup) -> dict[str, Any]:
     return {"read": [str(path) for path in private], **listeners.ports(), "signal": os.getpid(), "import": modules}
 
 
-def not_imported(results: dict[str, str]) -> list[str]:
+def by_name(results: dict[str, Any], kind: str) -> dict[str, str]:
+    """The results of one kind of try (``read``, ``import``), by path or module, as plain strings."""
+    found = results.get(kind)
+    return {str(name): str(result) for name, result in found.items()} if type(found) is dict else {}
+
+
+def not_imported(results: dict[str, Any]) -> list[str]:
     """Each allowed package the worker could not import, with what stopped it."""
     return [
-        f"the allowed package {key.removeprefix('import ')} does not import in the worker: {result}"
-        for key, result in results.items()
-        if key.startswith("import ") and result != "ok"
+        f"the allowed package {module} does not import in the worker: {result}"
+        for module, result in by_name(results, "import").items()
+        if result != "ok"
     ]
 
 
@@ -163,12 +161,12 @@ def reached(streams: list[bytes], datagrams: list[bytes]) -> list[str]:
     return found + (["the worker's UDP datagram reached a socket of the grader's on 127.0.0.1"] if datagrams else [])
 
 
-def leaks(results: dict[str, str], reached: list[str]) -> list[str]:
+def leaks(results: dict[str, Any], reached: list[str]) -> list[str]:
     """What the probe got through, in words."""
     found = [
-        f"the worker can read the harness's own files ({key[5:]})"
-        for key, v in results.items()
-        if v == "ok" and key.startswith("read ")
+        f"the worker can read the harness's own files ({path})"
+        for path, result in by_name(results, "read").items()
+        if result == "ok"
     ]
     if results.get("signal") == "ok":
         found.append(f"the worker can signal the grader's process (pid {os.getpid()})")
@@ -180,7 +178,7 @@ class Run:
     """One of the two preflight workers: its answers, and (the reference's) the probe."""
 
     answers: list[Answer] = field(default_factory=list)
-    probe: dict[str, str] = field(default_factory=dict)
+    probe: dict[str, Any] = field(default_factory=dict)
     protections: dict[str, Any] = field(default_factory=dict)
     failure: str = ""
 

@@ -6,11 +6,12 @@ why; so a check that crashed on a refusal says first, in one sentence per catego
 refuses, that `check` on the student's own machine does not, and what to do instead.
 
 Which categories: those of the refusals the kernel's listener or the worker's audit hook recorded
-for the check (``faults.EventLog.refused``), never words found in the error, which the submission
-writes. Whether the check crashed on one: a case ended in a ``PermissionError``, the error every
-refusal raises (EPERM from the hook and seccomp, EACCES from Landlock), and a type the grader
-rebuilds from a fixed list (``wire.MAPPED``) rather than takes from the worker; or the check could
-not run because the import raised one (a socket opened at import time).
+for the check (``events.EventLog.refused``), never words found in the error, which the submission
+writes. Whether the check crashed on one: a case's ``raised`` (the outcome recorder's field) is
+``PermissionError``, the error every refusal raises (EPERM from the hook and seccomp, EACCES from
+Landlock), and a type the grader rebuilds from a fixed list (``wire.MAPPED``) rather than takes from
+the worker: raised in the check, or by the import the check could not run without (a socket opened
+at import time).
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.faults import IMPORT_FAILED, SubmissionBroken
 from dedup_harness.grade.worker import categories
 
 ALLOWED_ON_A_LAPTOP = "though `dedup-harness check` on your own machine allows them"
@@ -35,17 +35,12 @@ SENTENCES = {
     categories.SIGNALS: "The grader lets your code send signals only to its own process: os.kill and os.killpg to "
     f"any other process are refused, {ALLOWED_ON_A_LAPTOP}; a stage has no process to signal, so remove the call.",
 }
-REFUSAL_RAISES = "PermissionError"
-# How the outcome recorder ("Type: message") begins a case that crashed on one, in the check or in the import.
-CRASHED_ON_REFUSAL = (f"{REFUSAL_RAISES}: ", f"{SubmissionBroken.__name__}: {IMPORT_FAILED}: {REFUSAL_RAISES}: ")
+REFUSAL_RAISES = PermissionError.__name__
 
 
 def crashed_on_refusal(cases: Sequence[Mapping[str, Any]]) -> bool:
     """Did a case of the check crash with the error a refusal raises?"""
-    return any(
-        case.get("outcome") == Outcome.ERROR and str(case.get("message", "")).startswith(CRASHED_ON_REFUSAL)
-        for case in cases
-    )
+    return any(case.get("outcome") == Outcome.ERROR and case.get("raised") == REFUSAL_RAISES for case in cases)
 
 
 def sentences(refused: Sequence[str], cases: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:

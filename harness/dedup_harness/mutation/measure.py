@@ -33,7 +33,7 @@ from dedup_harness.mutation.scratch import make_scratch
 DETECTED = frozenset({"killed", "timeout"})  # every other status is re-run against the whole selection
 
 
-class Verdict(StrEnum):
+class Fate(StrEnum):
     KILLED = "killed"
     TIMEOUT = "timeout"
     KILLED_ON_RERUN = "killed on re-run"
@@ -51,7 +51,7 @@ class Survivor:
     key: str  # stable: function + hash of the change
     diff: str
     rerun: Rerun
-    verdict: Verdict
+    verdict: Fate
     reason: str = ""  # from the equivalents file
 
 
@@ -66,25 +66,25 @@ class MutationReport:
     seconds: float = 0.0
     mutmut_seconds: float = 0.0
 
-    def count(self, verdict: Verdict) -> int:
+    def count(self, verdict: Fate) -> int:
         return sum(1 for s in self.survivors if s.verdict is verdict)
 
     @property
     def timeouts(self) -> int:
-        return self.buckets["timeout"] + self.count(Verdict.TIMEOUT)
+        return self.buckets["timeout"] + self.count(Fate.TIMEOUT)
 
     @property
     def killed(self) -> int:
         """Detected mutants: a test failed (in mutmut's run or the re-run) or the suite ran out of time."""
-        return self.buckets["killed"] + self.count(Verdict.KILLED_ON_RERUN) + self.timeouts
+        return self.buckets["killed"] + self.count(Fate.KILLED_ON_RERUN) + self.timeouts
 
     @property
     def non_equivalent(self) -> int:
-        return self.total - self.count(Verdict.EQUIVALENT)
+        return self.total - self.count(Fate.EQUIVALENT)
 
     @property
     def ok(self) -> bool:
-        return self.count(Verdict.SURVIVED) == 0 and self.count(Verdict.ERROR) == 0
+        return self.count(Fate.SURVIVED) == 0 and self.count(Fate.ERROR) == 0
 
 
 def judge(
@@ -119,19 +119,19 @@ def judge(
     return survivors
 
 
-def verdict_of(outcome: Rerun, reason: str) -> Verdict:
+def verdict_of(outcome: Rerun, reason: str) -> Fate:
     if outcome is Rerun.FAILED:
-        return Verdict.KILLED_ON_RERUN
+        return Fate.KILLED_ON_RERUN
     if outcome is Rerun.TIMEOUT:
-        return Verdict.TIMEOUT
+        return Fate.TIMEOUT
     if outcome is Rerun.ERROR:
-        return Verdict.ERROR
-    return Verdict.EQUIVALENT if reason else Verdict.SURVIVED
+        return Fate.ERROR
+    return Fate.EQUIVALENT if reason else Fate.SURVIVED
 
 
 def stale(equivalents: Equivalents, survivors: Sequence[Survivor]) -> list[str]:
     """Listed equivalents that no mutant of this run matched (killed now, or the code changed)."""
-    used = {s.key for s in survivors if s.verdict is Verdict.EQUIVALENT}
+    used = {s.key for s in survivors if s.verdict is Fate.EQUIVALENT}
     return sorted(set(equivalents.reason_by_key) - used)
 
 

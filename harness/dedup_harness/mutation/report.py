@@ -36,7 +36,7 @@ from rich.table import Table
 from rich.text import Text
 
 from dedup_harness.mutation.equivalents import paste_lines
-from dedup_harness.mutation.measure import MutationReport, Verdict
+from dedup_harness.mutation.measure import Fate, MutationReport
 
 SCHEMA = 1
 
@@ -56,10 +56,10 @@ def to_json(report: MutationReport) -> dict[str, Any]:
         "total": report.total,
         "killed": report.killed,
         "timeouts": report.timeouts,
-        "equivalent": report.count(Verdict.EQUIVALENT),
+        "equivalent": report.count(Fate.EQUIVALENT),
         "non_equivalent": report.non_equivalent,
-        "survived": report.count(Verdict.SURVIVED),
-        "errors": report.count(Verdict.ERROR),
+        "survived": report.count(Fate.SURVIVED),
+        "errors": report.count(Fate.ERROR),
         "score": {
             "killed_over_total": round(ratio(report.killed, report.total), 4),
             "killed_over_non_equivalent": round(ratio(report.killed, report.non_equivalent), 4),
@@ -99,12 +99,12 @@ def render_terminal(report: MutationReport, console: Console) -> None:
     summary.add_row("killed / total", f"{killed}/{total} ({ratio(killed, total):.1%})")
     summary.add_row("killed / non-equivalent", f"{killed}/{non_equivalent} ({ratio(killed, non_equivalent):.1%})")
     summary.add_row("timeouts (counted as killed)", str(report.timeouts))
-    summary.add_row("killed only on the full re-run", str(report.count(Verdict.KILLED_ON_RERUN)))
-    summary.add_row("reviewed equivalent", str(report.count(Verdict.EQUIVALENT)))
-    summary.add_row("unreviewed survivors", str(report.count(Verdict.SURVIVED)))
+    summary.add_row("killed only on the full re-run", str(report.count(Fate.KILLED_ON_RERUN)))
+    summary.add_row("reviewed equivalent", str(report.count(Fate.EQUIVALENT)))
+    summary.add_row("unreviewed survivors", str(report.count(Fate.SURVIVED)))
     summary.add_row("time", f"{report.seconds:.0f}s (mutmut run {report.mutmut_seconds:.0f}s)")
     console.print(summary)
-    equivalent = sorted((s for s in report.survivors if s.verdict is Verdict.EQUIVALENT), key=lambda s: s.key)
+    equivalent = sorted((s for s in report.survivors if s.verdict is Fate.EQUIVALENT), key=lambda s: s.key)
     if equivalent:
         console.print(
             f"\nreviewed equivalent ({report.equivalents_file}):", markup=False, highlight=False, soft_wrap=True
@@ -112,11 +112,11 @@ def render_terminal(report: MutationReport, console: Console) -> None:
         for survivor in equivalent:
             console.print(f"  {survivor.key}: {survivor.reason}", markup=False, highlight=False, soft_wrap=True)
     for survivor in report.survivors:
-        if survivor.verdict in (Verdict.SURVIVED, Verdict.ERROR):
+        if survivor.verdict in (Fate.SURVIVED, Fate.ERROR):
             heading = f": {survivor.key}  ({survivor.name}, mutmut: {survivor.status}, re-run: {survivor.rerun})"
             console.print(Text.assemble("\n", (str(survivor.verdict), "bold"), heading), soft_wrap=True)
             console.print(colored_diff(survivor.diff), soft_wrap=True)
-    unreviewed = [s for s in report.survivors if s.verdict is Verdict.SURVIVED]
+    unreviewed = [s for s in report.survivors if s.verdict is Fate.SURVIVED]
     if unreviewed:
         console.print(
             f"\n{len(unreviewed)} survivor(s) not reviewed. Kill each with a new input in the check where it "

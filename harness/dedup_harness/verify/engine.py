@@ -26,13 +26,9 @@ class _CanarySurvived(Exception):
     pass
 
 
-# verify reads outcomes from the plugin's file, so its pytest runs skip what only a person would read:
-# tracebacks (pytest renders one per failed case, with source) and Hypothesis's pytest plugin, whose
-# only work here would be writing @example patches for every failing property (it imports libcst for
-# that). Hypothesis itself runs as always; the falsifying example still travels in the exception's notes.
-# Nor the end-of-session garbage collections that look for unraisable exceptions (0.2 s a run), nor
-# assertion rewriting (pytest's comparison of a failing mutant's whole output, which nobody reads).
-VERIFY_PYTEST_ARGS = ("--tb=no", "-p", "no:hypothesispytest", "-p", "no:unraisableexception", "--assert=plain")
+# Beyond what no run reads (``runner.args.UNREAD``), verify skips the tracebacks pytest renders for each
+# failed case, with source: every mutant fails many, and nobody reads them.
+VERIFY_PYTEST_ARGS = ("--tb=no",)
 
 
 def verify(

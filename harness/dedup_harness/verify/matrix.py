@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.core.runner.result import SuiteResult
+from dedup_harness.core.runner.result import SuiteResult, said
 from dedup_harness.verify.targets import Kind, Target
 
 
@@ -58,7 +58,7 @@ class Row:
     def message(self, check: str) -> str:
         """The first case message of a check that did not pass: what the assertion or the crash said."""
         cases = self.result.cases.get(check, []) if self.result else []
-        return next((c.get("message", "") for c in cases if c.get("outcome") != Outcome.PASSED), "")
+        return next((said(c) for c in cases if c.get("outcome") != Outcome.PASSED), "")
 
 
 @dataclass

@@ -18,7 +18,7 @@ from dedup_harness.core.judges.sizing import budget, sizing
 from dedup_harness.core.judges.split import split
 from dedup_harness.core.judges.spool import spool
 from dedup_harness.core.judges.stats import stats
-from dedup_harness.core.judges.verdict import Inputs, Subject, Verdict
+from dedup_harness.core.judges.verdict import Inputs, Subject, Verdict, VerdictFailed
 
 Judge = Callable[[Subject, Inputs], Verdict]
 
@@ -36,4 +36,4 @@ JUDGES: dict[str, Judge] = {
     "memory": memory,
 }
 
-__all__ = ["JUDGES", "Inputs", "Judge", "Subject", "Verdict"]
+__all__ = ["JUDGES", "Inputs", "Judge", "Subject", "Verdict", "VerdictFailed"]

@@ -29,6 +29,18 @@ class Verdict:
         return "; ".join(shown) + (f"; and {more} more" if more else "")
 
 
+class VerdictFailed(AssertionError):
+    """A check's failing verdict, raised by the check: the verdict travels with it as data, its message for people.
+
+    The outcome recorder writes the verdict beside the case (``core/outcome_recorder.py``), and the
+    grader's feedback, shrinker and reports read that, never the message.
+    """
+
+    def __init__(self, failed: Verdict) -> None:
+        super().__init__(failed.message())
+        self.verdict = failed
+
+
 def verdict(expected: dict[str, Any], got: dict[str, Any], differences: list[str]) -> Verdict:
     """A verdict that fails exactly when there are differences."""
     return Verdict(bool(differences), expected, got, differences)

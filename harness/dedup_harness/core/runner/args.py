@@ -21,6 +21,14 @@ BASETEMP_NAME = "tmp"
 # of a plugin's distribution, and with bytecode writes off it would compile all of Hypothesis on every
 # run (about a second); imported first, Hypothesis is left as it is (pytest_args silences the warning).
 BOOT = "import sys, hypothesis, pytest; sys.exit(pytest.main())"
+# Every run here is read from the outcome recorder's file (and the plugins' own), never from pytest's text,
+# so it skips what only a person reading that text would need: Hypothesis's pytest plugin (its only work
+# would be writing @example patches for a failing property, importing libcst to do so; Hypothesis itself
+# runs as always, and the falsifying example still travels in the exception's notes), the end-of-session
+# garbage collections that look for unraisable exceptions (0.2 s a run), and assertion rewriting (every
+# check's verdict says what was expected and what came back, and pytest's comparison of a 200-document
+# output would only cost time).
+UNREAD = ("-p", "no:hypothesispytest", "-p", "no:unraisableexception", "--assert=plain")
 
 
 def pytest_args(
@@ -55,6 +63,7 @@ def pytest_args(
         # Hypothesis (see BOOT), or a fork server's harness, is imported before pytest could rewrite it.
         "-W",
         "ignore::pytest.PytestAssertRewriteWarning",
+        *UNREAD,
         *extra,
     ]
 

@@ -33,6 +33,12 @@ class SuiteResult:
         return round(sum(float(case.get("seconds", 0.0)) for case in self.cases.get(check, [])), 3)
 
 
+def said(case: Mapping[str, Any]) -> str:
+    """What a case that did not pass said, as one text for a person: the exception's type, then its words."""
+    error, message = str(case.get("error", "")), str(case.get("message", ""))
+    return f"{error}: {message}" if error and message else error or message
+
+
 def fold(cases: Sequence[Mapping[str, Any]]) -> Outcome:
     """One outcome for a check from the outcomes of its cases."""
     seen = {Outcome(case["outcome"]) for case in cases}

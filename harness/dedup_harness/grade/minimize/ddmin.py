@@ -17,7 +17,7 @@ T = TypeVar("T")
 
 
 @dataclass
-class Budget:
+class Tries:
     """How many more tries, and until when: shrinking stops at whichever runs out first."""
 
     tries: int
@@ -48,7 +48,7 @@ class OutOfBudget(Exception):
     pass
 
 
-def ddmin(items: Sequence[T], fails: Callable[[list[T]], bool], budget: Budget, *, least: int = 0) -> list[T]:
+def ddmin(items: Sequence[T], fails: Callable[[list[T]], bool], budget: Tries, *, least: int = 0) -> list[T]:
     """The smallest sublist of ``items`` (in order, at least ``least`` long) for which ``fails`` holds.
 
     ``items`` itself must fail. Each call of ``fails`` spends one try of ``budget``.

@@ -10,17 +10,12 @@ takes a table of confusables, and no check of the course turns on them.
 
 from __future__ import annotations
 
-import ast
 import itertools
-import re
 import unicodedata
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from dedup_harness.grade.minimize.case import MinimalCase
-
-# A Python string literal as repr() writes it, in single or double quotes: how the checks quote texts.
-_QUOTED = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\"""")
 
 
 def looks(text: str) -> str:
@@ -53,24 +48,16 @@ def notes(texts: Iterable[str]) -> list[str]:
     ]
 
 
-def message_notes(message: str) -> list[str]:
-    """The look-alike texts a check's message quotes (``'café' and then 'café'``)."""
-    return notes(_literals(message))
+def verdict_notes(expected: Any, got: Any) -> list[str]:
+    """The look-alike texts of a failing verdict: those on one side only, expected or got (what came back in
+    place of what was expected), paired with each other."""
+    wanted, came = list(_strings(expected)), list(_strings(got))
+    return notes([text for text in wanted if text not in came] + [text for text in came if text not in wanted])
 
 
 def case_notes(case: MinimalCase) -> list[str]:
     """The look-alike texts of a minimal case: its documents, what was expected and what came back."""
     return notes(_strings([case.input, case.expected, case.got]))
-
-
-def _literals(message: str) -> Iterator[str]:
-    for quoted in _QUOTED.findall(message):
-        try:
-            value = ast.literal_eval(quoted)
-        except (ValueError, SyntaxError):
-            continue
-        if isinstance(value, str):
-            yield value
 
 
 def _strings(value: Any) -> Iterator[str]:

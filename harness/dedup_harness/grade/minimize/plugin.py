@@ -26,13 +26,13 @@ import pytest
 from dedup_harness.core import case_log, reference
 from dedup_harness.core.checks import BY_NAME, CHECKS
 from dedup_harness.core.impl_under_test import IMPL_KEY
-from dedup_harness.core.judges import JUDGES, Subject
+from dedup_harness.core.judges import JUDGES, Subject, VerdictFailed
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.outcome_recorder import classify
 from dedup_harness.core.scratch_dirs import Scratch
 from dedup_harness.grade.minimize.behaviour import FailedCase, matched_checks
 from dedup_harness.grade.minimize.case import MinimalCase, minimal_case, size
-from dedup_harness.grade.minimize.ddmin import Budget
+from dedup_harness.grade.minimize.ddmin import Tries
 from dedup_harness.grade.minimize.shrink import shrink
 
 PLUGIN = __name__
@@ -53,7 +53,7 @@ def plugin_args(output: Path) -> list[str]:
 class Minimizer:
     output: Path
     failing: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    messages: dict[str, str] = field(default_factory=dict)  # what each failed check's assertion said
+    differences: dict[str, list[str]] = field(default_factory=dict)  # what each failed check's verdict said
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -66,7 +66,8 @@ class Minimizer:
         if call.when == "call" and name not in self.failing and classify(call.excinfo) is Outcome.FAILED:
             self.failing[name] = case_log.recent()
             assert call.excinfo is not None
-            self.messages[name] = str(call.excinfo.value).split("\nassert ")[0]
+            failed = call.excinfo.value
+            self.differences[name] = failed.verdict.differences if isinstance(failed, VerdictFailed) else [str(failed)]
         return report
 
     @pytest.hookimpl(tryfirst=True)
@@ -76,7 +77,7 @@ class Minimizer:
         cases = minimize_all(impl, self.failing, scratch_in=scratch_in) if impl else {}
         for name in self.failing:
             if name in BY_NAME and not BY_NAME[name].shrinks and self.failing[name]:
-                cases[name] = as_recorded(self.failing[name][0], self.messages[name])
+                cases[name] = as_recorded(self.failing[name][0], self.differences[name])
         evidence = [
             FailedCase(name, case.raw_input if BY_NAME[name].shrinks else None, case.got)
             for name, case in cases.items()
@@ -106,7 +107,7 @@ def minimize_all(
     for n, name in enumerate(names):
         # An equal share of what is left, so a check that needs many tries cannot starve the later ones.
         tries = min(TRIES_PER_CHECK, left // (len(names) - n))
-        budget = Budget(tries, max(0.0, (deadline - time.monotonic()) / (len(names) - n)))
+        budget = Tries(tries, max(0.0, (deadline - time.monotonic()) / (len(names) - n)))
         starts = failing[name] + [inputs for inputs in found if inputs.keys() == failing[name][0].keys()]
         case = minimize(subject, name, starts, budget)
         left -= budget.used
@@ -116,7 +117,7 @@ def minimize_all(
     return cases
 
 
-def minimize(subject: Subject, name: str, recorded: list[dict[str, Any]], budget: Budget) -> MinimalCase | None:
+def minimize(subject: Subject, name: str, recorded: list[dict[str, Any]], budget: Tries) -> MinimalCase | None:
     """The smallest input that still fails check ``name`` (and that the reference passes), starting from
     the smallest recorded input that fails when judged again; None when none does."""
     judge = JUDGES[BY_NAME[name].judged_as]
@@ -168,11 +169,11 @@ def _scratch(prefix: str, parent: str | None) -> Path:
     return Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
 
 
-def as_recorded(inputs: dict[str, Any], message: str) -> MinimalCase:
+def as_recorded(inputs: dict[str, Any], differences: list[str]) -> MinimalCase:
     """The case of a check whose input cannot be made smaller and still tell anything: as it ran."""
     note = "this check's input cannot be made smaller: it needs corpora large enough to measure"
     return MinimalCase(
-        input=inputs, expected={}, got={}, differences=[message], documents=0, characters=0, shrunk=False, note=note
+        input=inputs, expected={}, got={}, differences=differences, documents=0, characters=0, shrunk=False, note=note
     )
 
 

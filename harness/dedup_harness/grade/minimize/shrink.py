@@ -11,13 +11,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from dedup_harness.grade.minimize.ddmin import Budget, ddmin
+from dedup_harness.grade.minimize.ddmin import Tries, ddmin
 
 Inputs = dict[str, Any]
 _WORDS = re.compile(r"\S+|\s+")
 
 
-def shrink(inputs: Inputs, fails: Callable[[Inputs], bool], budget: Budget, *, least_docs: int = 0) -> Inputs:
+def shrink(inputs: Inputs, fails: Callable[[Inputs], bool], budget: Tries, *, least_docs: int = 0) -> Inputs:
     """The smallest input found that still fails, starting from ``inputs`` (which must fail)."""
     if "text" in inputs:
         fixed = dict(inputs)
@@ -38,7 +38,7 @@ def shrink(inputs: Inputs, fails: Callable[[Inputs], bool], budget: Budget, *, l
     return {**inputs, "docs": _plainer(docs, lambda d: fails({**inputs, "docs": d}), budget)}
 
 
-def _failing_prefix(docs: list[Any], fails: Callable[[list[Any]], bool], budget: Budget, least: int) -> list[Any]:
+def _failing_prefix(docs: list[Any], fails: Callable[[list[Any]], bool], budget: Tries, least: int) -> list[Any]:
     """The shortest of the first 1, 2, 4, 8... documents that fails, or all of them: small runs are
     cheap, and one early repeat or one unlucky paragraph is often all a failure needs."""
     size = max(least, 1)
@@ -74,7 +74,7 @@ def _replace_text(docs: list[Any], i: int, text: str) -> list[Any]:
     return [*docs[:i], dataclasses.replace(docs[i], text=text), *docs[i + 1 :]]
 
 
-def _lettered(docs: list[Any], fails: Callable[[list[Any]], bool], budget: Budget) -> list[Any]:
+def _lettered(docs: list[Any], fails: Callable[[list[Any]], bool], budget: Tries) -> list[Any]:
     """Each paragraph's words replaced by a letter (the same paragraph, the same letter), its spacing and
     line breaks kept: one try, often the whole way down, for a failure that hangs on which paragraphs
     repeat and not on what they say."""
@@ -99,24 +99,24 @@ def _lettered(docs: list[Any], fails: Callable[[list[Any]], bool], budget: Budge
     return docs
 
 
-def _fewer_paragraphs(docs: list[Any], i: int, fails: Callable[[list[Any]], bool], budget: Budget) -> list[Any]:
+def _fewer_paragraphs(docs: list[Any], i: int, fails: Callable[[list[Any]], bool], budget: Tries) -> list[Any]:
     blocks = paragraph_blocks(docs[i].text)
     kept = ddmin(blocks, lambda b: fails(_replace_text(docs, i, "".join(b))), budget)
     return _replace_text(docs, i, "".join(kept))
 
 
-def _fewer_words(docs: list[Any], i: int, fails: Callable[[list[Any]], bool], budget: Budget) -> list[Any]:
+def _fewer_words(docs: list[Any], i: int, fails: Callable[[list[Any]], bool], budget: Tries) -> list[Any]:
     """Words and the runs of white space between them: a long text loses whole words at a time."""
     kept = ddmin(_WORDS.findall(docs[i].text), lambda w: fails(_replace_text(docs, i, "".join(w))), budget)
     return _replace_text(docs, i, "".join(kept))
 
 
-def _fewer_characters(docs: list[Any], i: int, fails: Callable[[list[Any]], bool], budget: Budget) -> list[Any]:
+def _fewer_characters(docs: list[Any], i: int, fails: Callable[[list[Any]], bool], budget: Tries) -> list[Any]:
     kept = ddmin(list(docs[i].text), lambda c: fails(_replace_text(docs, i, "".join(c))), budget)
     return _replace_text(docs, i, "".join(kept))
 
 
-def _plainer(docs: list[Any], fails: Callable[[list[Any]], bool], budget: Budget) -> list[Any]:
+def _plainer(docs: list[Any], fails: Callable[[list[Any]], bool], budget: Tries) -> list[Any]:
     """Ids d1, d2... and empty meta, each kept only if the input still fails with it."""
     for plainer in (_renamed, _without_meta):
         candidate = plainer(docs)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from dedup_harness.core.checks import REGISTRY
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.report import GradeReport, Status, attempts_source
+from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source
 
 
 @dataclass(frozen=True)

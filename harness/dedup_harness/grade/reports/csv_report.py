@@ -19,8 +19,8 @@ import io
 from collections.abc import Iterable, Mapping
 
 from dedup_harness.core.checks import CHECKS
-from dedup_harness.grade.report import GradeReport
 from dedup_harness.grade.reports import harmless
+from dedup_harness.grade.reports.model import GradeReport
 from dedup_harness.grade.scoring import points_text
 
 FIXED: tuple[str, ...] = (

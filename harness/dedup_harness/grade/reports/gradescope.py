@@ -12,8 +12,8 @@ from typing import Any
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
-from dedup_harness.grade.report import GradeReport, Status, attempts_source
 from dedup_harness.grade.reports import harmless
+from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source
 from dedup_harness.grade.scoring import points_number, points_text
 
 VISIBLE = "visible"

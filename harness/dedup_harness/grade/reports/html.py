@@ -25,9 +25,9 @@ from matplotlib.ticker import MaxNLocator
 from dedup_harness.core import pages, svg
 from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.minimize import text as case_view
-from dedup_harness.grade.report import GradeReport, batch_warning
 from dedup_harness.grade.reports import harmless, words
 from dedup_harness.grade.reports.class_view import ClassView, class_view
+from dedup_harness.grade.reports.model import GradeReport, batch_warning
 from dedup_harness.grade.scoring import points_text
 
 EXACT, PARTLY = "#8250df", "#d8b9ff"  # the pitfalls chart's two shades

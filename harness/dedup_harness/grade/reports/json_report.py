@@ -14,8 +14,8 @@ from typing import Any
 
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.minimize import look_alike
-from dedup_harness.grade.report import GradeReport, batch_warning
 from dedup_harness.grade.reports import harmless
+from dedup_harness.grade.reports.model import GradeReport, batch_warning
 from dedup_harness.grade.scoring import points_number
 
 SCHEMA_ID = "dedup-harness/grade/1"

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
-from dedup_harness.grade.report import GradeReport, Status, attempts_source, batch_warning
 from dedup_harness.grade.reports import harmless
+from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, batch_warning
 from dedup_harness.grade.scoring import points_text
 
 TOTALS = ("tests", "failures", "errors")

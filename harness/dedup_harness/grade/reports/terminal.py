@@ -21,8 +21,8 @@ from rich.text import Text
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.minimize.text import repeats
-from dedup_harness.grade.report import GradeReport, Status, attempts_source, batch_warning
 from dedup_harness.grade.reports import harmless, words
+from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, batch_warning
 from dedup_harness.grade.scoring import out_of, points_text
 
 WARNING_STYLE = "bold white on red"

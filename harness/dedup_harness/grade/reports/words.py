@@ -13,11 +13,11 @@ from typing import Any
 
 from dedup_harness.core.checks import REGISTRY
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.report import GradeReport
+from dedup_harness.grade.reports.model import GradeReport
 
 
 @dataclass(frozen=True)
-class Protections:
+class ProtectionWords:
     """What was in force for a submission's worker, in sentences."""
 
     tier: str  # "the bubblewrap tier"
@@ -25,10 +25,10 @@ class Protections:
     missing: tuple[str, ...]
 
 
-def protections(record: Mapping[str, Any]) -> Protections:
+def protections(record: Mapping[str, Any]) -> ProtectionWords:
     """The protections record (``sandbox.protections``) as the sentences it carries, its notes among those in force."""
     in_force = [*record.get("in_force", []), *record.get("notes", [])]
-    return Protections(
+    return ProtectionWords(
         f"the {record.get('tier', '?')} tier", tuple(map(str, in_force)), tuple(map(str, record.get("missing", [])))
     )
 

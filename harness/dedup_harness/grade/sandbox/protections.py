@@ -67,9 +67,10 @@ class Protections:
         return asdict(self)
 
     def confined(self, confinement: dict[str, Any] | None, version: str) -> None:
-        """Add what the worker reported once it had confined itself (None: it was not asked to)."""
+        """Add what the first worker reported once it had confined itself (None: it was not asked to); every
+        later one confines itself alike."""
         self.interpreter_version = self.interpreter_version or version
-        if not confinement or any(line.startswith("Landlock files:") for line in self.in_force):
+        if not confinement:
             return
         lines = [f"{label}: {confinement[key]}" for key, label in CONFINEMENT_LINES.items() if key in confinement]
         self.in_force[-1:-1] = lines  # before the audit hook, which stays last

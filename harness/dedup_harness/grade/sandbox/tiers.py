@@ -1,8 +1,10 @@
-"""The isolation tiers as one table, strongest first: what each needs, how it is detected, its command, its words.
+"""The isolation tiers as one table, strongest first: what each does (here) and its words (``tiers.toml``).
 
-Every fact about a tier lives in its row of ``TIERS``: the reports read its ``in_force`` lines
-(``protections``), the preflight its ``remedy`` (how to isolate), the README's table and
-docs/isolation.md the rest (``tier_docs`` writes both, and a test holds them to this table).
+Every fact about a tier lives in its row of ``TIERS``: what it does is code (its namespaces, whose
+disk it writes, how it is detected and started); what it is called and promises is data, read from
+``tiers.toml``, so a change of wording is no change of code. The reports read a row's ``in_force``
+lines (``protections``), the preflight its ``remedy`` (how to isolate), the README's table and
+docs/isolation.md the rest (``tier_docs`` writes both, and a test holds them to the words).
 Detection (``detect``) runs once per process; the grade command detects, and every grading process
 gets the answer (``WorkerSetup``, as JSON) rather than detecting again.
 
@@ -14,9 +16,12 @@ from __future__ import annotations
 
 import functools
 import json
+import tomllib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+from pathlib import Path
+from typing import Any
 
 from dedup_harness.grade.sandbox import bwrap, detect, own_disk, unshare
 from dedup_harness.grade.sandbox.interpreter import Interpreter, find
@@ -38,9 +43,14 @@ AUTO = "auto"
 
 @dataclass(frozen=True)
 class TierRow:
-    """One tier: what it needs and does, in the words the reports, the preflight and the README use."""
+    """One tier: what it does, and the words the reports, the preflight and the README use (``tiers.toml``)."""
 
     tier: Tier
+    namespaces: bool  # new network, pid and mount namespaces
+    own_disk: bool  # the session can be a tmpfs of the submission's own
+    apart_as_one_user: bool  # keeps workers out of each other's sessions even when they share the grader's uid
+    detect: Callable[[], str | None]  # None where the tier runs here, else what is missing
+    command: Callable[[Launch], list[str]]  # the worker's whole command line
     needs: str  # what the machine must offer
     remedy: str  # how to get it, for the preflight's advice ("" for none)
     detected: str  # how the grader finds out whether it runs here
@@ -51,138 +61,46 @@ class TierRow:
     classmates: str  # what keeps submissions graded at the same time out of each other's sessions
     disk: str  # whose disk the worker writes
     in_force: tuple[str, ...]  # the report's first lines for a worker of this tier
-    namespaces: bool  # new network, pid and mount namespaces
-    own_disk: bool  # the session can be a tmpfs of the submission's own
-    apart_as_one_user: bool  # keeps workers out of each other's sessions even when they share the grader's uid
-    detect: Callable[[], str | None]  # None where the tier runs here, else what is missing
-    command: Callable[[Launch], list[str]]  # the worker's whole command line
 
 
-OWN_DISK = (
-    "a tmpfs of its own (the disk limit), mounted only in its grader's namespace and gone with it: a full disk is "
-    "its verdict alone"
-)
-SHARED_DISK = (
-    "the temp folder's: its session's blocks are watched against the disk limit, and a batch grades only as many "
-    "submissions at a time as the free space holds (jobs times the limit), saying so"
-)
+WORDS: dict[str, Any] = tomllib.loads((Path(__file__).with_name("tiers.toml")).read_text(encoding="utf-8"))
+
+
+@dataclass(frozen=True)
+class Does:
+    """What a tier does, as code: its namespaces, its disk, whether it keeps workers of one uid apart, and how
+    it is detected and started."""
+
+    namespaces: bool
+    own_disk: bool
+    apart_as_one_user: bool
+    detect: Callable[[], str | None]
+    command: Callable[[Launch], list[str]]
+
+
+def _row(tier: Tier, does: Does) -> TierRow:
+    """A tier's row: what it does, given here, and its words, read from ``tiers.toml``."""
+    words: dict[str, Any] = dict(WORDS[tier])
+    disk = WORDS["disk"][words["disk"]]
+    also = words["disk_also"]
+    if does.own_disk != (disk == WORDS["disk"]["own"]):
+        raise ValueError(f"tiers.toml says the {tier} tier's disk is not what tiers.py gives it")
+    return TierRow(
+        tier,
+        **{name: getattr(does, name) for name in does.__dataclass_fields__},
+        **{name: words[name] for name in SAID},
+        disk=f"{disk}; {also}" if also else disk,
+        in_force=tuple(words["in_force"]),
+    )
+
+
+SAID = ("needs", "remedy", "detected", "started", "network", "harness_files", "signals", "classmates")
 TIERS = (
-    TierRow(
-        Tier.BUBBLEWRAP,
-        needs="`bwrap` (`apt-get install bubblewrap`); as root, or a non-root user where unprivileged user "
-        "namespaces are allowed",
-        remedy="install bubblewrap (apt-get install bubblewrap)",
-        detected="bubblewrap makes new network and pid namespaces around /usr/bin/true",
-        started="bwrap binds /usr, the interpreter's installation, the session and, read-only, the allowed packages' "
-        "copy (--allow), gives a tmpfs /tmp and new "
-        "network, pid, ipc and uts namespaces, covers any of the harness's folders in view; then setpriv to the "
-        "worker's uid (as root) and the worker",
-        network="a new network namespace, and seccomp (no sockets)",
-        harness_files="they are not in its view (only /usr, the interpreter, the session and the allowed packages "
-        "exist), and Landlock",
-        signals="a new pid namespace, a dedicated uid as root, Landlock scope, seccomp",
-        classmates="not in its view: its /tmp is its own, and every session is mounted in its own grader's "
-        "namespace only",
-        disk=OWN_DISK + "; its /tmp is a small tmpfs of its own",
-        in_force=(
-            "bubblewrap: new network, pid, ipc and uts namespaces: no network at all, no other process in view",
-            "bubblewrap: only /usr, the interpreter, the session folder and the allowed packages (if any, read-only) "
-            "exist; the harness's files do not",
-        ),
-        namespaces=True,
-        own_disk=True,
-        apart_as_one_user=True,
-        detect=detect.detect_bubblewrap,
-        command=bwrap.command,
-    ),
-    TierRow(
-        Tier.UNSHARE,
-        needs="`unshare` (util-linux); as root with CAP_SYS_ADMIN, else an unprivileged user namespace (a non-root "
-        "user, a container)",
-        remedy="allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)",
-        detected="unshare covers a folder with a tmpfs in new namespaces around /usr/bin/true: directly as root with "
-        "CAP_SYS_ADMIN, else through a user namespace as the worker's user",
-        started="unshare makes new network, pid, mount and ipc namespaces; a shell covers the harness's folders and "
-        "the public temp folders (the session bound back, the allowed packages read-only), then exec; setpriv to "
-        "the worker's uid (before unshare, through a user namespace, whose capabilities are then dropped) and the "
-        "worker",
-        network="a new network namespace, and seccomp",
-        harness_files="empty mounts over its folders, and Landlock",
-        signals="a new pid namespace (its own /proc), Landlock scope, seccomp",
-        classmates="every session is mounted in its own grader's namespace only, and the public temp folders are "
-        "covered: another's session is out of view; Landlock",
-        disk=OWN_DISK + "; /tmp, /var/tmp and /dev/shm are small tmpfs of its own",
-        in_force=(
-            "unshare: new network, pid, mount and ipc namespaces: no network at all, no other process in view",
-            "unshare: the harness's folders covered by empty mounts",
-        ),
-        namespaces=True,
-        own_disk=True,
-        apart_as_one_user=True,
-        detect=detect.detect_unshare,
-        command=unshare.command,
-    ),
-    TierRow(
-        Tier.LANDLOCK,
-        needs="a kernel with Landlock (Linux 5.13+), x86_64 or aarch64; nothing else",
-        remedy="grade on a Linux kernel with Landlock (5.13 or later)",
-        detected="the kernel answers Landlock's version call, and the worker has a seccomp table for this processor",
-        started="setpriv to the worker's uid (as root), then the worker, which confines itself",
-        network="seccomp (no sockets), Landlock (no TCP)",
-        harness_files="Landlock: only its session, its code, the interpreter and the allowed packages are readable",
-        signals="Landlock scope (ABI 6+), seccomp (signals only to itself)",
-        classmates="Landlock: no other session is readable, nor the temp folder listable; as root, a uid of its own "
-        "and sessions closed to every other",
-        disk=SHARED_DISK,
-        in_force=("landlock: no namespaces; the worker confines itself before any submission code runs",),
-        namespaces=False,
-        own_disk=False,
-        apart_as_one_user=True,
-        detect=detect.detect_landlock,
-        command=direct,
-    ),
-    TierRow(
-        Tier.SECCOMP,
-        needs="x86_64 or aarch64 (a kernel without Landlock)",
-        remedy="as root without those, install the harness where the worker's uid cannot read it (chmod -R go-rwx "
-        "its venv)",
-        detected="the worker has a seccomp table for this processor (x86_64, aarch64)",
-        started="setpriv to the worker's uid (as root), then the worker, which installs its seccomp filter",
-        network="seccomp (no sockets)",
-        harness_files="file modes only: the harness installed where the worker's uid cannot read it (as root)",
-        signals="seccomp, and a dedicated uid as root",
-        classmates="file modes: as root a uid of its own and sessions closed to every other; a non-root grader "
-        "grades one submission at a time (its workers share its uid)",
-        disk=SHARED_DISK + "; it may also write the world-writable folders, and as root what its uid left in /tmp, "
-        "/var/tmp and /dev/shm is removed after it",
-        in_force=(
-            "seccomp: no namespaces and no Landlock; the worker filters its own system calls before any submission "
-            "code runs; the harness's files are hidden by their modes only",
-        ),
-        namespaces=False,
-        own_disk=False,
-        apart_as_one_user=False,
-        detect=detect.detect_seccomp,
-        command=direct,
-    ),
-    TierRow(
-        Tier.NONE,
-        needs="`--unisolated`",
-        remedy="",
-        detected="always: it needs nothing (the preflight then refuses it unless --unisolated)",
-        started="setpriv to the worker's uid (as root), then the worker, which confines nothing",
-        network="the audit hook only",
-        harness_files="nothing",
-        signals="the audit hook, and a dedicated uid as root",
-        classmates="as for seccomp: file modes as root, one at a time otherwise",
-        disk=SHARED_DISK,
-        in_force=("none: NOT ISOLATED (--unisolated): no namespaces, no Landlock, no seccomp",),
-        namespaces=False,
-        own_disk=False,
-        apart_as_one_user=False,
-        detect=detect.detect_nothing,
-        command=direct,
-    ),
+    _row(Tier.BUBBLEWRAP, Does(True, True, True, detect.detect_bubblewrap, bwrap.command)),
+    _row(Tier.UNSHARE, Does(True, True, True, detect.detect_unshare, unshare.command)),
+    _row(Tier.LANDLOCK, Does(False, False, True, detect.detect_landlock, direct)),
+    _row(Tier.SECCOMP, Does(False, False, False, detect.detect_seccomp, direct)),
+    _row(Tier.NONE, Does(False, False, False, detect.detect_nothing, direct)),
 )
 ROWS = {row.tier: row for row in TIERS}
 STRONGEST_FIRST = tuple(row.tier for row in TIERS if row.tier is not Tier.NONE)

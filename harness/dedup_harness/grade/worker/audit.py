@@ -7,8 +7,8 @@ test tools, touching files outside the worker's folders, making multiprocessing'
 Landlock refuses before any process starts). Each attempt is sent to the grader at once, so even a
 submission that never replies gets it listed in its report.
 
-A note travels as words only; how it begins says the category of the rule it met (``OPENINGS``,
-read back by ``category_of``), for the feedback's plain words on what the grader refuses.
+Each note travels with the category of the rule it met (``categories``), a field of its own, for the
+feedback's plain words on what the grader refuses.
 
 It is not a protection on its own: a submission shares this process and can get around an audit
 hook (ctypes, or patching this module). The kernel's layers (namespaces, Landlock, seccomp, the
@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import categories
 from .wire import MAX_ATTEMPTS
@@ -29,32 +30,35 @@ from .wire import MAX_ATTEMPTS
 PROCESS_EVENTS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.exec", "os.system", "subprocess.Popen", "pty.spawn")
 LOOKUPS = ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex", "socket.gethostbyaddr")
 CONNECTIONS = {"socket.connect": "connect to", "socket.sendto": "send to", "socket.sendmsg": "send to"}
-FAMILIES = {1: "AF_UNIX", 2: "AF_INET", 10: "AF_INET6", 16: "AF_NETLINK", 17: "AF_PACKET"}
 TEST_TOOLS = ("pytest", "_pytest", "hypothesis", "dedup_harness")
 CHANGES = ("os.remove", "os.rmdir", "shutil.rmtree", "os.rename", "os.truncate")
 SYSTEM_READS = ("/usr/", "/proc/", "/dev/", "/etc/")
 # Imported only to make a semaphore shared between processes (a pool, a queue, a lock of multiprocessing,
 # a ProcessPoolExecutor): its file under /dev/shm is refused by Landlock, where no hook sees the call.
 PROCESS_LOCKS = "multiprocessing.synchronize"
-NETWORK, PROCESS, SIGNAL = "tried to reach the network", "tried to start a process", "tried to send signal"
-READ, WRITE, CHANGE, FOLDER = "tried to read", "tried to write", "tried to delete or change", "tried to make a folder"
-OPENINGS = {
-    NETWORK: categories.NETWORK,
-    PROCESS: categories.PROCESSES,
-    SIGNAL: categories.SIGNALS,
-    **dict.fromkeys((READ, WRITE, CHANGE, FOLDER), categories.FILES),
-}
 
 
-def category_of(note: str) -> str:
-    """The category of the rule a note of this hook's met (``categories.NONE`` for the others)."""
-    return next((category for opening, category in OPENINGS.items() if note.startswith(opening)), categories.NONE)
+class Note(NamedTuple):
+    """What the hook says of one event: its words, whether it is refused, and the rule it met."""
+
+    text: str
+    refused: bool = False
+    category: str = categories.NONE
+
+
+def _family(number: Any) -> str:
+    """A socket family's name (``socket`` is imported already when a socket is made)."""
+    sockets = sys.modules.get("socket")
+    try:
+        return str(sockets.AddressFamily(number).name) if sockets is not None else str(number)
+    except ValueError:
+        return str(number)
 
 
 def _network(event: str, args: tuple[Any, ...]) -> str | None:
     """What a network event tried, in words, or None when the event is not one."""
     if event == "socket.__new__":
-        return f"open a socket ({FAMILIES.get(args[1], args[1])})"
+        return f"open a socket ({_family(args[1])})"
     if event in LOOKUPS:
         return f"look up {args[:2] if event == 'socket.getaddrinfo' else args[0]!r}"
     if event in CONNECTIONS:
@@ -67,8 +71,8 @@ def _network(event: str, args: tuple[Any, ...]) -> str | None:
 class AuditHook:
     """Refuses network, process creation and signals to others; notes the rest; tells the grader at once."""
 
-    def __init__(self, send: Callable[[str], None], allowed: list[str], read: list[str] | None = None) -> None:
-        self.send = send  # sends one attempt's words to the grader
+    def __init__(self, send: Callable[[str, str], None], allowed: list[str], read: list[str] | None = None) -> None:
+        self.send = send  # sends one attempt's words and category to the grader
         self.allowed = allowed  # folders whose files the worker may touch without a note
         self.read = read or []  # folders whose files it may read without a note (the allowed packages' copy)
         self.noted: list[str] = []
@@ -76,48 +80,51 @@ class AuditHook:
 
     def __call__(self, event: str, args: tuple[Any, ...]) -> None:
         try:
-            note, refuse = self.judge(event, args)
+            note = self.judge(event, args)
         except Exception:
             return
-        if note and refuse:
-            note += " (refused)"
-        if note and note not in self.noted and len(self.noted) < MAX_ATTEMPTS:
-            self.noted.append(note)
+        if note is None:
+            return
+        text = f"{note.text} (refused)" if note.refused else note.text
+        if text not in self.noted and len(self.noted) < MAX_ATTEMPTS:
+            self.noted.append(text)
             # Sent at once, not with the next reply: a fork bomb or a hang may never reply.
-            self.send(note[:300])
-        if refuse and self.refusing:
-            raise PermissionError(errno.EPERM, f"refused by the grading sandbox ({note})")
+            self.send(text[:300], note.category)
+        if note.refused and self.refusing:
+            raise PermissionError(errno.EPERM, f"refused by the grading sandbox ({text})")
 
-    def judge(self, event: str, args: tuple[Any, ...]) -> tuple[str | None, bool]:
-        """The words for an event (None: nothing to say) and whether it is refused."""
+    def judge(self, event: str, args: tuple[Any, ...]) -> Note | None:
+        """What the hook says of an event (None: nothing)."""
         if (what := _network(event, args)) is not None:
-            return f"{NETWORK}: {what}", True
+            return Note(f"tried to reach the network: {what}", True, categories.NETWORK)
         if event in PROCESS_EVENTS:
-            return f"{PROCESS} ({event})", True
+            return Note(f"tried to start a process ({event})", True, categories.PROCESSES)
         if (event == "os.kill" and args[0] != os.getpid()) or event == "os.killpg":
-            return f"{SIGNAL} {args[1]} to other processes", True
-        return self.notice(event, args), False
+            return Note(f"tried to send signal {args[1]} to other processes", True, categories.SIGNALS)
+        return self.notice(event, args)
 
-    def notice(self, event: str, args: tuple[Any, ...]) -> str | None:
+    def notice(self, event: str, args: tuple[Any, ...]) -> Note | None:
         if event == "ctypes.dlopen" or (event.startswith("ctypes.") and event != "ctypes.dlsym"):
-            return f"used ctypes ({event})"
+            return Note(f"used ctypes ({event})")
         if event == "import" and str(args[0]).split(".")[0] in TEST_TOOLS:
-            return f"tried to import {args[0]}"
+            return Note(f"tried to import {args[0]}")
         if event == "import" and args[0] == PROCESS_LOCKS:
-            return f"{PROCESS} (multiprocessing: a pool, a queue or a lock shared between processes)"
+            what = "tried to start a process (multiprocessing: a pool, a queue or a lock shared between processes)"
+            return Note(what, category=categories.PROCESSES)
         if event in CHANGES:
             target = self.outside(args[0])
-            return f"{CHANGE} {target}" if target else None
+            return Note(f"tried to delete or change {target}", category=categories.FILES) if target else None
         if event == "os.mkdir":  # where, not its name: one note however many folders it tries to make there
             target = self.outside(args[0])
-            return f"{FOLDER} in {os.path.dirname(target)}" if target else None
+            where = os.path.dirname(target) if target else ""
+            return Note(f"tried to make a folder in {where}", category=categories.FILES) if target else None
         if event == "open":
             path, mode, flags = args[0], args[1], args[2]
             writes = isinstance(mode, str) and any(c in mode for c in "wax+")
             writes = writes or (isinstance(flags, int) and bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT)))
             target = self.outside(path)
             if target and not target.startswith(SYSTEM_READS) and (writes or not _within(target, self.read)):
-                return f"{WRITE if writes else READ} {target}"
+                return Note(f"tried to {'write' if writes else 'read'} {target}", category=categories.FILES)
         return None
 
     def outside(self, path: Any) -> str | None:

@@ -13,11 +13,9 @@ import os
 import select
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 CHUNK = 1 << 20  # bytes read or written at a time
-WATCH_EVERY = 0.25  # seconds between two calls of the caller's watch while a line is awaited
 
 
 class ChannelTimeout(Exception):
@@ -68,19 +66,13 @@ class Channel:
         """The next message, however long it takes (the worker's side)."""
         return parse_line(self.receive_line())
 
-    def receive_line(self, deadline: float | None = None, watch: Callable[[], None] | None = None) -> bytes:
-        """The next line, without its end; ``watch()`` runs every WATCH_EVERY seconds meanwhile (it may raise)."""
+    def receive_line(self, deadline: float | None = None) -> bytes:
+        """The next line, without its end; past ``deadline`` it is a ChannelTimeout."""
         while (end := self.buffer.find(b"\n")) < 0:
             if self.longest is not None and len(self.buffer) > self.longest:
                 raise ChannelOverflow
-            if deadline is not None:
-                readable = _ready(self.read_fd, min(deadline, time.monotonic() + WATCH_EVERY), writing=False)
-                if watch is not None:
-                    watch()
-                if not readable:
-                    if time.monotonic() >= deadline:
-                        raise ChannelTimeout
-                    continue
+            if deadline is not None and not _ready(self.read_fd, deadline, writing=False):
+                raise ChannelTimeout
             chunk = os.read(self.read_fd, CHUNK)
             if not chunk:
                 raise ChannelClosed

@@ -20,11 +20,12 @@ and answers a pull with ``feed`` (RE: the pull's ID): ITEMS, then END (None: mor
 or the error the input raised).
 
 The worker says, unasked: ``started`` (VERSION, CONFINEMENT) or ``confine_error`` (TEXT), then
-``ready`` (SURFACE) or ``import_error`` (ERROR); ``attempt`` (TEXT) whenever its audit hook refused
-something, from any thread. About the request RE it says ``pull`` (ID, INPUT: more input documents,
-please) any number of times, then one reply, which ends the request: ``value`` (VALUE), ``output``
-(OUTPUT: an output now living in the worker), ``batch`` (ITEMS, DONE), ``stop``, ``error`` (ERROR)
-or ``exit`` (TEXT: the submission raised SystemExit or the like). A pull and a reply carry MIRRORS:
+``ready`` (SURFACE) or ``import_error`` (ERROR); ``attempt`` (TEXT, CATEGORY: the rule it met, one of
+``categories``) whenever its audit hook refused something, from any thread. About the request RE it
+says ``pull`` (ID, INPUT: more input documents, please) any number of times, then one reply, which
+ends the request: ``value`` (VALUE), ``output`` (OUTPUT: an output now living in the worker),
+``batch`` (ITEMS, DONE), ``stop``, ``error`` (ERROR) or ``exit`` (TEXT: the submission raised
+SystemExit or the like). A pull and a reply carry MIRRORS:
 the current contents of the caller's stats dicts.
 
 Standard library only: the worker imports it inside the sandbox.
@@ -40,6 +41,7 @@ KIND, ID, RE = "kind", "id", "re"
 FN, ARGS, KWARGS, OUTPUT, TRIES = "fn", "args", "kwargs", "output", "tries"
 ITEMS, END, STOP = "items", "end", "stop"
 VERSION, CONFINEMENT, TEXT, SURFACE, ERROR = "version", "confinement", "text", "surface", "error"
+CATEGORY = "category"
 INPUT, VALUE, DONE, MIRRORS = "input", "value", "done", "mirrors"
 
 # The grader's requests, and its answer to a pull.
@@ -65,7 +67,7 @@ SHAPES: dict[str, dict[str, tuple[type, ...]]] = {
     CONFINE_ERROR: {TEXT: (str,)},
     READY: {SURFACE: (dict,)},
     IMPORT_ERROR: {ERROR: (dict,)},
-    ATTEMPT: {TEXT: (str,)},
+    ATTEMPT: {TEXT: (str,), CATEGORY: (str,)},
     PULL: {RE: (int,), ID: (int,), INPUT: (int,), MIRRORS: (list,)},
     VALUE: {RE: (int,), VALUE: (_ANY,), MIRRORS: (list,)},
     OUTPUT_MADE: {RE: (int,), OUTPUT: (int,), MIRRORS: (list,)},
@@ -139,8 +141,8 @@ def import_error(error: dict[str, str]) -> dict[str, Any]:
     return {KIND: IMPORT_ERROR, ERROR: error}
 
 
-def attempt(text: str) -> dict[str, Any]:
-    return {KIND: ATTEMPT, TEXT: text}
+def attempt(text: str, category: str) -> dict[str, Any]:
+    return {KIND: ATTEMPT, TEXT: text, CATEGORY: category}
 
 
 def pull(request: int, pull_id: int, input_id: int) -> dict[str, Any]:

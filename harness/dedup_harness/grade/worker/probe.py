@@ -53,10 +53,13 @@ def _imported(module: str) -> str:
     return "ok"
 
 
-def run(request: dict[str, Any]) -> dict[str, str]:
-    """Every try the request names, by name: ``read <path>``, ``tcp``, ``udp``, ``signal``, ``import <module>``."""
-    results = {f"read {path}": _result(functools.partial(_read, path)) for path in request.get("read", [])}
-    results |= {f"import {module}": _imported(module) for module in request.get("import", [])}
+def run(request: dict[str, Any]) -> dict[str, Any]:
+    """Every try the request names, by kind: ``read`` and ``import`` (a result by path, by module), ``tcp``,
+    ``udp`` and ``signal`` (a result each)."""
+    results: dict[str, Any] = {
+        "read": {path: _result(functools.partial(_read, path)) for path in request.get("read", [])},
+        "import": {module: _imported(module) for module in request.get("import", [])},
+    }
     if "tcp" in request:
         results["tcp"] = _result(lambda: _tcp(int(request["tcp"])))
     if "udp" in request:

@@ -37,9 +37,9 @@ RET_ENOSYS = RET_ERRNO | errno.ENOSYS
 DENIED: dict[str, tuple[str, ...]] = {
     "network": ("socket", "socketpair"),
     "other processes": (
-        "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "pidfd_getfd", "kcmp",
-        "pidfd_send_signal", "setpgid",
+        "ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "pidfd_getfd", "kcmp", "setpgid",
     ),
+    "signals to other processes": ("pidfd_send_signal",),
     "new programs and processes": ("fork", "vfork", "execve", "execveat"),
     "namespaces and mounts": (
         "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "fsopen", "fsconfig", "fsmount",
@@ -63,6 +63,23 @@ DENIED: dict[str, tuple[str, ...]] = {
     # A filter of the submission's own that returned an error would answer before the grader is told.
     "filters of its own": ("seccomp",),
 }  # fmt: skip
+
+SIGNALS = "signals to other processes"
+# The calls allowed or refused by their arguments (``_argument_blocks`` has a block for each), and what a
+# refused one was after, in the words the grader's list of refusals uses (``grade/kernel_refusals.py``).
+ARGUMENT_CHECKED: dict[str, str] = {
+    "clone": "new processes or namespaces",
+    "prctl": "filters of its own",
+    "setpriority": "other processes",
+    "ioctl": "typing into a terminal",
+    **dict.fromkeys(
+        ("prlimit64", "sched_setaffinity", "sched_setscheduler", "sched_setparam", "sched_setattr"), "other processes"
+    ),
+    **dict.fromkeys(("migrate_pages", "move_pages"), "other processes"),
+    **dict.fromkeys(("chmod", "fchmod", "fchmodat", "fchmodat2"), "set-uid and set-gid bits"),
+    **dict.fromkeys(("mknod", "mknodat"), "device nodes"),
+    **dict.fromkeys(("kill", "tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo"), SIGNALS),
+}
 
 CLONE_THREAD = 0x00010000
 CLONE_NEW_NAMESPACES = 0x7E020000  # NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from corpus.bloom import bit_of, bits_for, hashes_for
+from corpus.bloom import bits_for, hashes_for
 from corpus.doc import Doc
 from corpus.hashing import GOLDEN_GAMMA, MASK64, fnv1a_64, splitmix64
 
@@ -67,7 +67,7 @@ class NumpyBloom:
 
     def positions(self, item: bytes) -> np.ndarray:
         h = fnv1a_64(item)
-        return np.array([bit_of(splitmix64((h + i * GOLDEN_GAMMA) & MASK64), self.m) for i in range(self.k)])
+        return np.array([splitmix64((h + i * GOLDEN_GAMMA) & MASK64) % self.m for i in range(self.k)])
 
     def contains(self, item: bytes) -> bool:
         return bool(self.bits[self.positions(item)].all())

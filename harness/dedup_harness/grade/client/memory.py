@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from dedup_harness.core.procfs import descendants, memory_bytes
 
 if TYPE_CHECKING:
-    from dedup_harness.grade.proxy import SubmissionProxy
+    from dedup_harness.grade.client.proxy import SubmissionProxy
 
 
 def total(pids: list[int], field: str) -> int | None:

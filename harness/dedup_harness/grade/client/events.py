@@ -1,9 +1,7 @@
-"""What can go wrong in the grading worker, as the checks see it, and the events the report lists.
+"""The events of one submission's grade: every fault, refusal and note, each filed under the check running.
 
-A ``WorkerFault`` is a ``BaseException``: no check catches it, and Hypothesis does not shrink and
-replay it. The submission's own exceptions come back as one of a short list of builtin types
-(``wire.MAPPED``, rebuilt by ``wire.rebuilt``), with their message. Every fault, and every attempt
-the worker refused, is an ``Event`` in the report: its kind, then one line in plain words.
+Every fault, and every attempt the worker refused, is an ``Event`` in the report: its kind, then one
+line in plain words.
 
 The log also keeps, per check, the categories of the rules (``worker/categories.py``) its worker's
 refusals met: those refused while the check ran, else those its worker was refused before it. A
@@ -13,57 +11,11 @@ once per worker: a pool refused in the first check is refused again, unreported,
 
 from __future__ import annotations
 
-import signal
 from dataclasses import dataclass
 
+from dedup_harness.grade.client.faults import OutputTooLarge
 from dedup_harness.grade.worker.categories import CATEGORIES, NONE
 from dedup_harness.grade.worker.wire import MAX_ATTEMPTS
-
-
-class WorkerFault(BaseException):
-    """The worker failed in a way that must end the check, whatever the check catches."""
-
-    kind = "fault"
-
-
-class WorkerTimeout(WorkerFault):
-    kind = "timeout"
-    outcome = "timeout"  # how dedup_harness.core.outcome_recorder classifies a check it ends
-
-
-class WorkerCrashed(WorkerFault):
-    kind = "crash"
-
-
-class SubmissionExited(WorkerFault):
-    kind = "exit"
-
-
-class SandboxFailed(WorkerFault):
-    """The worker could not start or confine itself: the grader's failure, never the submission's."""
-
-    kind = "sandbox"
-
-
-class SubmissionBroken(WorkerFault):
-    """The submission cannot be imported, or lacks the name a check asked for."""
-
-    kind = "import"
-
-
-IMPORT_FAILED = "the submission could not be imported"  # then ": " and the error the import raised
-
-
-class OutputTooLarge(WorkerFault):
-    """The submission sent the grader more bytes than a message, a call or a check may (``budget``)."""
-
-    kind = "output too large"
-
-
-def too_large_words(sent: str) -> str:
-    """The one line a student reads when a check ends because the output was too large; ``sent`` says
-    what sent how much (``budget.Overdrawn.words``)."""
-    return f"{sent}; the grader read no further, and the next check starts with a fresh worker"
 
 
 @dataclass
@@ -126,21 +78,3 @@ class EventLog:
         for kind, more in self.unlisted.items():
             if more:
                 self.events.append(Event(self.check, kind, f"and {more} more, not listed one by one"))
-
-
-def describe_status(status: int | None, mode: str) -> str:
-    """The worker's exit status in words. Through bubblewrap a death by signal N shows as 128 + N."""
-    if status is None:
-        return "is still running"
-    number = -status if status < 0 else status - 128 if mode == "bubblewrap" and 128 < status < 160 else 0
-    if number:
-        name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else f"signal {number}"
-        why = {
-            "SIGSEGV": " (a crash: segmentation fault)",
-            "SIGXCPU": " (its CPU time ran out)",
-            "SIGXFSZ": " (it wrote a file past the size limit)",
-            "SIGKILL": " (killed)",
-            "SIGABRT": " (aborted)",
-        }.get(name, "")
-        return f"was killed by {name}{why}"
-    return f"exited with status {status}"

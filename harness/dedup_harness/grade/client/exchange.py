@@ -1,4 +1,4 @@
-"""The grader's side of the conversation with the worker: requests, their replies, and the pulls between.
+"""The grader's side of the conversation with the worker: messages, requests, their replies, and the pulls between.
 
 Every request gets a number never used before (``messages``), and the exchange takes as its reply
 only a message that names it. A message naming a request abandoned earlier is dropped (it still
@@ -7,11 +7,15 @@ made, is a protocol fault. While a request is open, the worker may pull the call
 exchange feeds it a batch at a time (``batches``), serving any request the input makes of the same
 worker meanwhile (an output read as the input of another stage).
 
-Everything received counts against the submission's budget (``budget``): its bytes, before they are
-read as JSON, and the seconds spent waiting for it, reading it and rebuilding its values (never the
-seconds the check's own input takes to make its documents). A request left open by an exception (the
-check's own time limit, say) stops the worker: it may still be busy with it, or waiting to be fed,
-and its reply would otherwise come in the middle of the next check.
+Everything received counts against the submission's budget (``budget``) before it is read as JSON:
+its bytes, against the call and the check; the seconds spent waiting for it, reading it and
+rebuilding its values, against the submission's time (never the seconds the check's own input takes
+to make its documents). What goes wrong on the channel becomes the fault the check sees: the worker
+(``worker``) stops the incarnation, files the event and raises. A request left open by an exception
+(the check's own time limit, say) stops the worker too: it may still be busy with it, or waiting to
+be fed, and its reply would otherwise come in the middle of the next check. Notices of refused
+attempts, which the worker sends whenever its audit hook refuses something, are recorded on the way
+to the message awaited.
 """
 
 from __future__ import annotations
@@ -23,10 +27,20 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from dedup_harness.grade.faults import SubmissionExited, WorkerCrashed
-from dedup_harness.grade.link import Link
+from dedup_harness.grade.client.budget import ONE_MESSAGE, Budget
+from dedup_harness.grade.client.events import EventLog
+from dedup_harness.grade.client.faults import SubmissionExited, WorkerCrashed
+from dedup_harness.grade.client.worker import Worker
+from dedup_harness.grade.worker import categories
 from dedup_harness.grade.worker import messages as m
 from dedup_harness.grade.worker.batches import pull_batch
+from dedup_harness.grade.worker.channel import (
+    ChannelClosed,
+    ChannelGarbage,
+    ChannelOverflow,
+    ChannelTimeout,
+    parse_line,
+)
 from dedup_harness.grade.worker.wire import (
     INNER,
     INPUT,
@@ -43,6 +57,7 @@ from dedup_harness.grade.worker.wire import (
 DECODE_ERRORS = (WireError, RecursionError, ValueError, TypeError, KeyError, IndexError)
 ABOUT_A_REQUEST = m.REPLIES | {m.PULL}
 ALWAYS = frozenset({m.STOP, m.ERROR, m.EXIT})  # replies any request may get
+NOTICE_CHARACTERS = 300  # of an attempt notice, kept in the report
 
 
 @dataclass(frozen=True)
@@ -74,13 +89,12 @@ class Lent:
 
 
 class Exchange:
-    """Requests to the worker's current incarnation over the ``Link``, each awaited to its own reply."""
+    """Requests to the worker's current incarnation, each awaited to its own reply, every byte charged."""
 
-    def __init__(self, link: Link, doc_type: Callable[[], type]) -> None:
-        self.link = link
-        self.life = link.life
-        self.limits = link.limits
-        self.budget = link.budget
+    def __init__(self, worker: Worker, budget: Budget, events: EventLog, doc_type: Callable[[], type]) -> None:
+        self.worker = worker
+        self.budget = budget
+        self.events = events
         self._doc_type_factory = doc_type
         self._doc_type: type | None = None
         self.numbers = itertools.count(1)  # request ids and handle ids alike: none is used twice
@@ -92,6 +106,18 @@ class Exchange:
         if self._doc_type is None:
             self._doc_type = self._doc_type_factory()
         return self._doc_type
+
+    @property
+    def call_seconds(self) -> float:
+        return self.worker.sandbox.limits.call_seconds
+
+    # -- starting an incarnation ------------------------------------------------------------------
+
+    def boot(self) -> dict[str, Any]:
+        """Start the next incarnation; its READY or IMPORT_ERROR message (the import counts as the submission's)."""
+        self.worker.start()
+        with self.budget.clock():
+            return self._receive("importing the submission", self.call_seconds, {m.READY, m.IMPORT_ERROR})
 
     # -- what a call lends ----------------------------------------------------------------------
 
@@ -110,21 +136,20 @@ class Exchange:
     def request(self, desc: str, build: Callable[[int], dict[str, Any]], expect: frozenset[str]) -> Reply:
         """Send the request ``build(its id)`` and await its reply (of ``expect``, or STOP, ERROR, EXIT)."""
         if self.budget.overdrawn is not None:  # this check is over its bytes already: no more asking
-            raise self.life.too_large(desc, self.budget.overdrawn)
-        number, incarnation = next(self.numbers), self.life.incarnation
+            self.worker.stop_for_size(desc, self.budget.overdrawn)
+        number, incarnation = next(self.numbers), self.worker.incarnation
         self.open.append(number)
-        self.life.sandbox.resume()  # a worker without namespaces runs only while a request is in flight
         try:
-            self.link.send(build(number), desc)
+            self._send(build(number), desc)
             reply = self._await_reply(number, desc)
         except BaseException:
-            if self.life.running and self.life.incarnation == incarnation:
-                self.life.stop()  # abandoned: the worker's state is unknown from here on
+            if self.worker.running and self.worker.incarnation == incarnation:
+                self.worker.stop()  # abandoned: the worker's state is unknown from here on
             raise
         finally:
             self.open.pop()
         if reply.kind not in expect | ALWAYS:
-            raise self.life.protocol(desc, f"a reply of the wrong kind ({reply.kind})")
+            self.worker.stop_for_protocol(desc, f"a reply of the wrong kind ({reply.kind})")
         return reply
 
     def outcome(self, reply: Reply, desc: str) -> Any:
@@ -133,38 +158,35 @@ class Exchange:
             raise StopIteration
         if reply.kind == m.ERROR:
             if isinstance(reply.value, MemoryError):
-                limit = self.limits.memory_bytes >> 20
-                self.link.events.record("memory", f"ran out of memory during {desc} (limit {limit} MiB)")
+                limit = self.worker.sandbox.limits.memory_bytes >> 20
+                self.events.record("memory", f"ran out of memory during {desc} (limit {limit} MiB)")
             raise reply.value
         if reply.kind == m.EXIT:
             detail = f"the submission raised {reply.value} during {desc}"
-            self.link.events.record("exit", detail)
+            self.events.record("exit", detail)
             raise SubmissionExited(detail)
         return reply.value
 
     def _await_reply(self, number: int, desc: str) -> Reply:
-        left = self.limits.call_seconds
+        left = self.call_seconds
         while True:
             started = time.monotonic()
             with self.budget.clock():
                 got = self._next_about(number, desc, left)
             left -= time.monotonic() - started
             if isinstance(got, Reply):
-                self.life.check_disk(desc)
-                if len(self.open) == 1:  # the outermost request is answered: the worker waits for the next
-                    self.life.sandbox.pause()
                 return got
             if got is not None:
                 self._feed(got, desc)
 
     def _next_about(self, number: int, desc: str, left: float) -> Reply | dict[str, Any] | None:
         """The next message about request ``number``: its reply (rebuilt), a pull, or None (a stale one, dropped)."""
-        message = self.link.receive(desc, left, ABOUT_A_REQUEST)
+        message = self._receive(desc, left, ABOUT_A_REQUEST)
         about = message[m.RE]
         if about != number:
             if about < number and about not in self.open:
                 return None  # about a request abandoned earlier
-            raise self.life.protocol(desc, f"a message about request {about} while {number} was awaited")
+            self.worker.stop_for_protocol(desc, f"a message about request {about} while {number} was awaited")
         self._absorb(message[m.MIRRORS], desc)
         return message if message[m.KIND] == m.PULL else self._rebuilt(message, desc)
 
@@ -180,7 +202,7 @@ class Exchange:
             if kind == m.ERROR:
                 return Reply(kind, rebuilt(message[m.ERROR]))
         except DECODE_ERRORS as error:
-            raise self.life.protocol(desc, str(error)) from None
+            self.worker.stop_for_protocol(desc, str(error))
         if kind == m.OUTPUT_MADE:
             return Reply(kind, message[m.OUTPUT])
         return Reply(kind, message[m.TEXT][:MAX_TEXT] if kind == m.EXIT else None)
@@ -196,7 +218,7 @@ class Exchange:
                     target.clear()
                     target.update(contents)
         except DECODE_ERRORS as error:
-            raise self.life.protocol(desc, str(error)) from None
+            self.worker.stop_for_protocol(desc, str(error))
 
     def _feed(self, pull: dict[str, Any], desc: str) -> None:
         """Answer a pull with the next batch of the caller's input, or how it ended."""
@@ -204,8 +226,8 @@ class Exchange:
         lent = self.lent.get(input_id)
         source = lent.inputs.get(input_id) if lent is not None else None
         if lent is None or source is None:
-            raise self.life.protocol(desc, "a pull for an unknown input")
-        incarnation, batch = self.life.incarnation, pull_batch()
+            self.worker.stop_for_protocol(desc, "a pull for an unknown input")
+        incarnation, batch = self.worker.incarnation, pull_batch()
         end: str | dict[str, str] | None = None
         try:
             while not batch.full:
@@ -216,6 +238,58 @@ class Exchange:
         except Exception as error:  # the input raised: the worker sees the same failure at the same point
             end = described(error)
             del lent.inputs[input_id]
-        if incarnation != self.life.incarnation or not self.life.running:
+        if incarnation != self.worker.incarnation or not self.worker.running:
             raise WorkerCrashed(f"the worker was stopped while {desc} read its input")
-        self.link.send(m.feed(pull[m.ID], batch.items, end), desc)
+        self._send(m.feed(pull[m.ID], batch.items, end), desc)
+
+    # -- messages on the channel ----------------------------------------------------------------
+
+    def _receive(self, desc: str, left: float, kinds: frozenset[str] | set[str]) -> dict[str, Any]:
+        """The next message of ``kinds`` within ``left`` seconds and what remains of the submission's;
+        notices of refused attempts that come meanwhile are recorded."""
+        ran_out = self.budget.seconds_left < left
+        if min(left, self.budget.seconds_left) <= 0:  # reading and rebuilding what came took the time
+            self.worker.stop_for_timeout(desc, None if ran_out else self.call_seconds)
+        deadline = time.monotonic() + min(left, self.budget.seconds_left)
+        while True:
+            message = self._read(desc, deadline, ran_out, frozenset(kinds) | {m.ATTEMPT})
+            self.worker.take_refusals()
+            if message[m.KIND] != m.ATTEMPT:
+                return message
+            category = message.get(m.CATEGORY, categories.NONE)
+            self.events.record(
+                "attempt",
+                message[m.TEXT][:NOTICE_CHARACTERS],
+                category=category if category in categories.CATEGORIES else categories.NONE,
+            )
+
+    def _read(self, desc: str, deadline: float, ran_out: bool, kinds: frozenset[str]) -> dict[str, Any]:
+        """One message, its bytes charged before it is read as JSON."""
+        channel = self.worker.channel
+        assert channel is not None, "no worker is running"
+        try:
+            line = channel.receive_line(deadline)
+        except ChannelTimeout:
+            self.worker.stop_for_timeout(desc, None if ran_out else self.call_seconds)
+        except ChannelClosed:
+            self.worker.stop_for_crash(desc)
+        except ChannelOverflow:
+            self.budget.charge(len(channel.buffer))
+            self.worker.stop_for_size(desc, ONE_MESSAGE)
+        overdrawn = self.budget.charge(len(line) + 1)
+        if overdrawn is not None:
+            self.worker.stop_for_size(desc, overdrawn)
+        try:
+            return m.checked(parse_line(line), kinds)
+        except (ChannelGarbage, m.MessageError) as what:
+            self.worker.stop_for_protocol(desc, str(what))
+
+    def _send(self, message: dict[str, Any], desc: str) -> None:
+        channel = self.worker.channel
+        assert channel is not None, "no worker is running"
+        try:
+            channel.send(message, time.monotonic() + self.call_seconds)
+        except ChannelTimeout:
+            self.worker.stop_for_timeout(desc, self.call_seconds)
+        except ChannelClosed:
+            self.worker.stop_for_crash(desc)

@@ -1,30 +1,34 @@
-"""The trusted side of the grading worker: an object with the surface of ``corpus.dedup``.
+"""The trusted side of the grading worker: an object with the surface of ``corpus.dedup``, and its outputs.
 
 The checks call ``proxy.paragraphs(text)``, ``proxy.exact_dedup(docs, B, spool_dir=..., stats=...)``
 and iterate, ``next()``, ``close()`` and ``read_all()`` the result as if the module were in-process.
-Each call goes to the worker (``grade/worker``) as a request (``exchange``); replies are rebuilt here
-into builtin types and ``Doc`` only, never unpickled, so no object of the submission's making ever
-reaches a check (an ``__eq__`` that is always true stays in the worker). Input documents go to the
-worker a batch at a time as it pulls them, so an input that raises mid-way raises at the same point
-in the worker.
+Each call goes to the worker as a request (``exchange``, the other file a call passes through);
+replies are rebuilt there into builtin types and ``Doc`` only, never unpickled, so no object of the
+submission's making ever reaches a check (an ``__eq__`` that is always true stays in the worker).
+Input documents go to the worker a batch at a time as it pulls them, so an input that raises mid-way
+raises at the same point in the worker.
+
+A call is the unit of the submission's budget (``budget``) and of the worker's waking hours: a
+worker that shares the temp folder's disk runs only while a call is in flight (the sandbox pauses it
+between calls), and once a call is over, a disk the sandbox's watch found full is that call's fault.
 
 A fault (the worker died, hung, sent too much or something malformed) stops the worker's current
-incarnation (``worker_life``), and a fresh one starts at the next call, so one fault costs only the
-check it hits. An output belongs to the incarnation that made it and is gone with it.
+incarnation (``worker``), and a fresh one starts at the next call, so one fault costs only the check
+it hits. An output belongs to the incarnation that made it and is gone with it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, NoReturn
 
-from dedup_harness.grade.budget import Budget
-from dedup_harness.grade.exchange import Exchange, Lent, Reply
-from dedup_harness.grade.faults import (
+from dedup_harness.grade.client.budget import Budget
+from dedup_harness.grade.client.events import Event, EventLog
+from dedup_harness.grade.client.exchange import Exchange, Lent, Reply
+from dedup_harness.grade.client.faults import (
     IMPORT_FAILED,
-    Event,
-    EventLog,
     OutputTooLarge,
     SandboxFailed,
     SubmissionBroken,
@@ -32,14 +36,14 @@ from dedup_harness.grade.faults import (
     WorkerFault,
     WorkerTimeout,
 )
-from dedup_harness.grade.link import Link
-from dedup_harness.grade.remote_output import RemoteOutput
+from dedup_harness.grade.client.worker import Worker
 from dedup_harness.grade.sandbox import Sandbox
 from dedup_harness.grade.worker import messages as m
 from dedup_harness.grade.worker.wire import OUTPUT, decode, encode, handle, rebuilt
-from dedup_harness.grade.worker_life import WorkerLife
 
 VALUE_ONLY = frozenset({m.VALUE})
+BATCHES = frozenset({m.BATCH})
+NEXT = "next() on exact_dedup's output"  # what a student reads, for one next() and for read_all alike
 
 
 class SubmissionProxy:
@@ -47,14 +51,14 @@ class SubmissionProxy:
 
     def __init__(self, sandbox: Sandbox, *, doc_type: Callable[[], type]) -> None:
         self.sandbox = sandbox
-        self.limits = sandbox.limits
         self.log = EventLog()
-        self.budget = Budget(self.limits.submission_seconds)
-        self.life = WorkerLife(sandbox, self.log)
-        self.exchange = Exchange(Link(self.life, self.budget, self.log), doc_type)
+        self.budget = Budget(sandbox.limits.submission_seconds)
+        self.worker = Worker(sandbox, self.log)
+        self.exchange = Exchange(self.worker, self.budget, self.log, doc_type)
         self.surface: dict[str, Any] | None = None
         self.import_error: dict[str, Any] | None = None
         self.broken: str | None = None  # why the submission cannot run at all
+        self.broken_by = ""  # the type of the exception its import raised, when that is why
 
     # -- what the plugin reads and sets -----------------------------------------------------------
 
@@ -72,27 +76,15 @@ class SubmissionProxy:
     def events(self) -> list[Event]:
         return self.log.events
 
-    @property
-    def starts(self) -> int:
-        return self.life.incarnation
-
-    @property
-    def start_seconds(self) -> list[float]:
-        return self.life.start_seconds
-
-    @property
-    def used_seconds(self) -> float:
-        return self.budget.used_seconds
-
     # -- the module's surface -------------------------------------------------------------------
 
     @property
     def STATS_KEYS(self) -> Any:
-        with self.budget.call():
+        with self.calling("STATS_KEYS"):
             self._ensure_worker()
         entry = (self.surface or {}).get("STATS_KEYS", {})
         if entry.get("kind") != "value" or "value" not in entry:
-            raise self._missing("STATS_KEYS", "is missing or is not a plain value")
+            self._lacks("STATS_KEYS", "is missing or is not a plain value")
         return decode(entry["value"], self.exchange.doc_type)
 
     def paragraphs(self, *args: Any, **kwargs: Any) -> Any:
@@ -107,31 +99,49 @@ class SubmissionProxy:
     def exact_dedup(self, *args: Any, **kwargs: Any) -> Any:
         return self.call("exact_dedup", args, kwargs)
 
-    def probe(self, tries: dict[str, Any]) -> dict[str, str]:
-        """The isolation probe (``worker/probe``) in this worker: each try's outcome, by name."""
+    def probe(self, tries: dict[str, Any]) -> dict[str, Any]:
+        """The isolation probe (``worker/probe``) in this worker: what each try came to, by kind."""
         desc = "the isolation probe"
-        with self.budget.call():
+        with self.calling(desc):
             self._ensure_worker()
             outcomes = self.exchange.outcome(self.exchange.request(desc, lambda n: m.probe(n, tries), VALUE_ONLY), desc)
         if type(outcomes) is not dict:
-            raise self.life.protocol(desc, "a reply that is not a dict")
-        return {str(key): str(value) for key, value in outcomes.items()}
+            self.worker.stop_for_protocol(desc, "a reply that is not a dict")
+        return outcomes
 
     # -- calls ----------------------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def calling(self, desc: str) -> Iterator[None]:
+        """One call of the module; a call made while it lasts (an output read as another stage's input) is part
+        of it. The outermost wakes a paused worker first and, once over, lets it be paused again, after a
+        disk its watch found full is made this call's fault."""
+        outermost = self.budget.depth == 0
+        if outermost:
+            self.sandbox.resume()
+        try:
+            with self.budget.call():
+                yield
+        finally:
+            if outermost and self.worker.running:
+                try:  # the watch's verdict stands before whatever the call came to: it is the cause
+                    self.worker.stop_if_disk_full(desc)
+                finally:
+                    self.sandbox.pause()
+
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         desc = f"{name}()"
-        with self.budget.call():
+        with self.calling(desc):
             self._ensure_worker()
             if (self.surface or {}).get(name, {}).get("kind") != "function":
-                raise self._missing(name, "is missing or is not a function")
+                self._lacks(name, "is missing or is not a function")
             lent = Lent()
             stage = name == "exact_dedup"
             wire_args = [self._argument(a, lent, docs=(stage and i == 0)) for i, a in enumerate(args)]
             wire_kwargs = {k: self._argument(v, lent, docs=(stage and k == "docs")) for k, v in kwargs.items()}
             if stage and isinstance(kwargs.get("spool_dir"), (str, PurePath)):
                 self.sandbox.grant_spool_dir(Path(kwargs["spool_dir"]))
-            incarnation = self.life.incarnation
+            incarnation = self.worker.incarnation
             reply = self.exchange.request(
                 desc, lambda n: m.call(n, name, wire_args, wire_kwargs), frozenset({m.VALUE, m.OUTPUT_MADE})
             )
@@ -141,7 +151,7 @@ class SubmissionProxy:
 
     def _argument(self, value: Any, lent: Lent, *, docs: bool) -> Any:
         """An argument on the wire: the docs are lent as an input the worker pulls, a stats dict as a mirror."""
-        if isinstance(value, RemoteOutput) and value.incarnation == self.life.incarnation:
+        if isinstance(value, RemoteOutput) and value.incarnation == self.worker.incarnation:
             lent.outputs.append(value)
             return handle(OUTPUT, value.output_id)
         if docs and not isinstance(value, (str, bytes, dict)) and hasattr(value, "__iter__"):
@@ -152,8 +162,8 @@ class SubmissionProxy:
 
     def on_output(self, kind: str, output: RemoteOutput, expect: frozenset[str] = VALUE_ONLY) -> Reply | None:
         """A ``next``, ``take`` or ``close`` of ``output``; None when closing an output whose worker is gone."""
-        desc = f"{kind}() on exact_dedup's output" if kind != m.TAKE else "next() on exact_dedup's output"
-        if output.incarnation != self.life.incarnation or not self.life.running:
+        desc = f"{kind}() on exact_dedup's output" if kind != m.TAKE else NEXT
+        if output.incarnation != self.worker.incarnation or not self.worker.running:
             if kind == m.CLOSE:
                 return None  # its worker is gone, and the spool with it
             raise WorkerCrashed(f"{desc}: the worker behind this output was stopped after an earlier failure")
@@ -163,14 +173,13 @@ class SubmissionProxy:
 
     def start(self) -> None:
         """Start the worker now (it imports the submission) unless it runs already."""
-        with self.budget.call():
+        with self.calling("starting the worker"):
             self._ensure_worker()
 
     def restart_worker(self) -> None:
         """Stop the worker and start a fresh incarnation."""
-        self.life.stop()
-        with self.budget.call():
-            self._ensure_worker()
+        self.worker.stop()
+        self.start()
 
     def worker_pid(self) -> int | None:
         """The running worker's outermost process (bubblewrap's or unshare's, in those tiers), or None.
@@ -178,50 +187,51 @@ class SubmissionProxy:
         It never starts one: the memory gauge asks after a block, and a worker that died in it must not
         be replaced (a start costs the submission's time and could raise out of the gauge).
         """
-        return self.life.pid()
+        return self.worker.pid()
 
     def _ensure_worker(self) -> None:
-        if self.life.sandbox_error is not None:
-            raise SandboxFailed(self.life.sandbox_error)
+        if self.worker.sandbox_error is not None:
+            raise SandboxFailed(self.worker.sandbox_error)
         if self.broken is not None:
-            raise SubmissionBroken(self.broken)
-        if self.life.running or self.budget.overdrawn is not None:  # over its bytes: the request says so
+            raise SubmissionBroken(self.broken, raised=self.broken_by)
+        if self.worker.running or self.budget.overdrawn is not None:  # over its bytes: the request says so
             return
         if self.budget.seconds_left <= 0:
-            raise self.life.timed_out("starting the worker", None)
+            self.worker.stop_for_timeout("starting the worker", None)
         try:
-            first = self.exchange.link.boot()
+            first = self.exchange.boot()
         except WorkerTimeout:
             if self.budget.seconds_left <= 0:
                 raise  # the budget ran out: not the import's fault
-            self.broken = f"importing the submission did not finish within {self.limits.call_seconds:g} s"
+            seconds = self.sandbox.limits.call_seconds
+            self.broken = f"importing the submission did not finish within {seconds:g} s"
             raise SubmissionBroken(self.broken) from None
         except (WorkerCrashed, OutputTooLarge) as crash:
             self.broken = f"importing the submission failed: {crash}"
             raise SubmissionBroken(self.broken) from None
-        self.life.imported()
+        self.worker.imported()
         if first[m.KIND] == m.IMPORT_ERROR:
             self.import_error = first[m.ERROR]
             error = rebuilt(self.import_error)
-            self.broken = f"{IMPORT_FAILED}: {type(error).__name__}: {error}"
+            self.broken, self.broken_by = f"{IMPORT_FAILED}: {type(error).__name__}: {error}", type(error).__name__
             self.log.record("import", self.broken)
-            self.life.stop()
-            raise SubmissionBroken(self.broken)
+            self.worker.stop()
+            raise SubmissionBroken(self.broken, raised=self.broken_by)
         if self.surface is None:
             self.surface = first[m.SURFACE]
-        self.life.sandbox.pause()
 
-    def _missing(self, name: str, what: str) -> SubmissionBroken:
+    def _lacks(self, name: str, what: str) -> NoReturn:
+        """The submission lacks ``name``: filed (once, as the report lists it), and raised."""
         detail = f"the submission's {name} {what}"
         self.log.record("missing", detail)
-        return SubmissionBroken(detail)
+        raise SubmissionBroken(detail)
 
     def shutdown(self) -> None:
         """Say goodbye (noting threads the submission left running), stop the worker, clean up."""
         self.current_check = "(after the checks)"
-        if self.life.running:
+        if self.worker.running:
             try:
-                with self.budget.call():
+                with self.calling("the final check-out"):
                     reply = self.exchange.request("the final check-out", m.bye, VALUE_ONLY)
                 names = self.exchange.outcome(reply, "the final check-out")
                 if names:
@@ -229,8 +239,55 @@ class SubmissionProxy:
                     self.log.record("threads", f"the submission left {len(names)} thread(s) running: {shown}; killed")
             except (WorkerFault, Exception):
                 pass  # whatever the submission did at the end, it is stopped
-            self.life.stop()
+            self.worker.stop()
         self.log.close()
-        if self.sandbox.output_bytes() > self.limits.output_bytes:
-            kept = self.limits.output_bytes
-            self.log.record("output", f"printed {self.sandbox.output_bytes()} bytes; the report keeps the first {kept}")
+        printed, limit = self.sandbox.output_bytes(), self.sandbox.limits.output_bytes
+        if printed > limit:
+            self.log.record("output", f"printed {printed} bytes; the report keeps the first {limit}")
+
+
+class RemoteOutput:
+    """An output of the submission's ``exact_dedup``: an iterator that lives in the worker, seen from here.
+
+    It is named to the worker by its output id, and belongs to the worker's incarnation that made it:
+    once that incarnation is stopped, the output is gone (a ``close`` then does nothing, a ``next`` is
+    a fault). It keeps alive what its call lent the worker (its input, its stats dict) as long as it
+    lives. ``next``, ``close`` and ``read_all`` are each one call of the module.
+    """
+
+    def __init__(self, proxy: SubmissionProxy, output_id: int, incarnation: int, lent: Lent) -> None:
+        self.proxy = proxy
+        self.output_id = output_id
+        self.incarnation = incarnation
+        self.lent = lent
+
+    def __iter__(self) -> RemoteOutput:
+        return self
+
+    def __next__(self) -> Any:
+        with self.proxy.calling(NEXT):
+            reply = self.proxy.on_output(m.NEXT, self)
+            assert reply is not None
+            return self.proxy.exchange.outcome(reply, NEXT)
+
+    def close(self) -> None:
+        desc = "close() on exact_dedup's output"
+        with self.proxy.calling(desc):
+            reply = self.proxy.on_output(m.CLOSE, self)
+            if reply is not None:
+                self.proxy.exchange.outcome(reply, desc)
+
+    def read_all(self) -> list[Any]:
+        """Every output still to come, as ``list(self)`` gives it, a batch of documents per round trip."""
+        outputs: list[Any] = []
+        with self.proxy.calling(NEXT):
+            while True:
+                reply = self.proxy.on_output(m.TAKE, self, BATCHES)
+                assert reply is not None
+                if reply.kind == m.STOP:
+                    return outputs
+                if reply.kind != m.BATCH:
+                    self.proxy.exchange.outcome(reply, NEXT)  # raises the submission's error or exit
+                outputs += reply.value
+                if reply.done:
+                    return outputs
