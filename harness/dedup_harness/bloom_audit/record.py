@@ -21,7 +21,9 @@ from dedup_harness.bloom_audit.throughput import Throughput
 
 
 @dataclass(frozen=True)
-class Outcome:
+class RecordedCase:
+    """One case's verdict and causes as a run recorded them, with the release it was found on."""
+
     version: str
     verdict: str  # pass, fail, n/a, or "absent" when the other run has no such case or library
     causes: tuple[str, ...]
@@ -36,59 +38,61 @@ class Outcome:
 class Change:
     target: str
     case: str
-    before: Outcome
-    after: Outcome
+    before: RecordedCase
+    after: RecordedCase
 
 
 class RecordError(Exception):
     """A record that cannot be read: the message names the file and says why."""
 
 
-Outcomes = dict[str, dict[str, Outcome]]  # target -> case -> outcome
+RecordedCases = dict[str, dict[str, RecordedCase]]  # target -> case -> outcome
 
 
-def load(path: Path) -> Outcomes:
+def load(path: Path) -> RecordedCases:
     try:
         return outcomes_of_json(read(path))
     except (KeyError, TypeError) as exc:
         raise RecordError(f"cannot read the record {path}: {type(exc).__name__}: {exc}") from exc
 
 
-def outcomes_of_json(document: dict[str, Any]) -> Outcomes:
-    result: Outcomes = {}
+def outcomes_of_json(document: dict[str, Any]) -> RecordedCases:
+    result: RecordedCases = {}
     for entry in document["targets"]:
         version = str(entry.get("version", ""))
         rows = (row for row in entry["rows"] if not row["control"])
         result[entry["target"]] = {
-            row["case"]: Outcome(version, row["verdict"], tuple(row.get("causes", []))) for row in rows
+            row["case"]: RecordedCase(version, row["verdict"], tuple(row.get("causes", []))) for row in rows
         }
     return result
 
 
-def outcomes_of(reports: list[AuditReport]) -> Outcomes:
+def outcomes_of(reports: list[AuditReport]) -> RecordedCases:
     return {
         report.target: {
-            row.case: Outcome(report.version, row.verdict, tuple(row.causes)) for row in report.rows if not row.control
+            row.case: RecordedCase(report.version, row.verdict, tuple(row.causes))
+            for row in report.rows
+            if not row.control
         }
         for report in reports
     }
 
 
-def changes(recorded: Outcomes, reports: list[AuditReport]) -> list[Change]:
+def changes(recorded: RecordedCases, reports: list[AuditReport]) -> list[Change]:
     """Every case of this run whose verdict or causes differ from the record's, and every case either lacks."""
     found: list[Change] = []
     for target, now in outcomes_of(reports).items():
         then = recorded.get(target, {})
         version = _version(now)
         for case in dict.fromkeys([*then, *now]):
-            before = then.get(case, Outcome(_version(then), "absent", ()))
-            after = now.get(case, Outcome(version, "absent", ()))
+            before = then.get(case, RecordedCase(_version(then), "absent", ()))
+            after = now.get(case, RecordedCase(version, "absent", ()))
             if (before.verdict, before.causes) != (after.verdict, after.causes):
                 found.append(Change(target, case, before, after))
     return found
 
 
-def _version(outcomes: dict[str, Outcome]) -> str:
+def _version(outcomes: dict[str, RecordedCase]) -> str:
     return next(iter(outcomes.values())).version if outcomes else ""
 
 
