@@ -36,6 +36,12 @@ EXPECTED = {
     "spool_left_on_close": ({11}, "s13"),
     "stats_only_when_docs": ({4, 10}, "s11"),
     "trusts_the_filter": ({3, 4, 12, 13}, "s04"),
+    # s04's output, with a false-positive count from a confirm pass it ignores (right, where s04's is not): a
+    # stat no failing check found wrong, so it vetoes nothing.
+    "confirms_then_ignores": ({3, 4, 12, 13}, "s04"),
+    "hashes_lower_cased": ({13}, "s14"),
+    "joins_with_a_line_break": ({2, 3, 4, 6, 12}, "s12"),
+    "ignores_spool_dir": ({11, 14}, None),  # a mistake no mutant makes (s13 and s15 each fail otherwise)
     "emits_emptied_documents": ({1, 2, 3, 4, 5, 12, 13}, None),  # a mistake no mutant makes: no pitfall
     # Look-alikes: each fails exactly a mutant's kill set, but answers otherwise than the mutant on its own
     # minimal cases, so no pitfall is named.

@@ -79,7 +79,7 @@ class Minimizer:
             if name in BY_NAME and not BY_NAME[name].shrinks and self.failing[name]:
                 cases[name] = as_recorded(self.failing[name][0], self.differences[name])
         evidence = [
-            FailedCase(name, case.raw_input if BY_NAME[name].shrinks else None, case.got)
+            FailedCase(name, case.raw_input if BY_NAME[name].shrinks else None, case.got, case.expected)
             for name, case in cases.items()
         ]
         matches: dict[str, list[str]] = {}
