@@ -37,7 +37,7 @@ from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.preflight import Preflight, preflight
-from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, terminal
+from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, markdown, terminal
 from dedup_harness.grade.reports.model import GradeReport, Status
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.sandbox import Limits, room
@@ -69,6 +69,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--html", metavar="FILE", help="write the batch as one self-contained HTML page to FILE (plots, feedback)"
     )
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE ('-' for stdout)")
+    parser.add_argument(
+        "--markdown",
+        metavar="FILE",
+        help="append the batch summary (the class by what went wrong) as Markdown to FILE, e.g. $GITHUB_STEP_SUMMARY",
+    )
     parser.add_argument("--csv", metavar="FILE", help="write one row of scores per submission to FILE ('-' for stdout)")
     parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
     parser.add_argument(
@@ -155,6 +160,7 @@ def declare_outputs(outputs: Outputs, args: argparse.Namespace) -> None:
     outputs.file("--csv", args.csv)
     outputs.file("--junit", args.junit)
     outputs.file("--html", args.html)
+    outputs.appended("--markdown", args.markdown)
     outputs.folder("--gradescope", args.gradescope)
 
 
@@ -224,6 +230,8 @@ def write_outputs(
         outputs.put("--csv", csv_report.render(rows, batch.cells()))
     if args.junit:
         outputs.put("--junit", junit.render(reports))
+    if args.markdown:
+        outputs.put("--markdown", markdown.render(summary))
     if args.html:
         from dedup_harness.grade.reports import html  # matplotlib and Jinja2: imported only when a page is asked for
 

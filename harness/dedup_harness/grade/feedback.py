@@ -48,6 +48,8 @@ class CheckFeedback:
     minimal_case: MinimalCase | None = None  # the smallest input that still fails it, with both answers
     refused: tuple[str, ...] = ()  # what the grader refused that it crashed on, one sentence each: said first
     headline: str = ""  # the first thing that went wrong, as a report's headline quotes it (a crash: its error)
+    refusals: tuple[str, ...] = ()  # the categories of what the grader refused that it crashed on (``refused``'s)
+    crashed_with: str = ""  # the type of the error its first failing case crashed with, if it crashed
 
     @property
     def lines(self) -> tuple[str, ...]:
@@ -94,9 +96,13 @@ def check_feedback(
     if not problems:
         problems = [_no_cases(outcome)]
     example = next((case["falsifying"] for case in bad if case.get("falsifying")), "")
-    said = refused_words.sentences(refused, bad)
+    refusals = refused_words.crashed_on(refused, bad)
+    said = tuple(refused_words.SENTENCES[category] for category in refusals)
     headline = crashed or problems[0]
-    return CheckFeedback(asserts(name), tuple(problems), smallest_input(example), minimal_case, said, headline)
+    error = str(bad[0].get("error", "")) if crashed else ""
+    return CheckFeedback(
+        asserts(name), tuple(problems), smallest_input(example), minimal_case, said, headline, refusals, error
+    )
 
 
 def asserts(name: str) -> str:

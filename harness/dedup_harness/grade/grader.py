@@ -22,6 +22,7 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import SuiteResult, run_suite
+from dedup_harness.grade import refused_words
 from dedup_harness.grade.diagnosis import Diagnoser
 from dedup_harness.grade.feedback import CheckFeedback, asserts, check_feedback, scrub
 from dedup_harness.grade.minimize import plugin as minimize_plugin
@@ -30,7 +31,8 @@ from dedup_harness.grade.plugin import plugin_args, setup_args
 from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status
 from dedup_harness.grade.sandbox.tiers import WorkerSetup
 from dedup_harness.grade.scoring import ZERO, Weights
-from dedup_harness.grade.submission import SubmissionError, prepare
+from dedup_harness.grade.submission import Problem, SubmissionError, prepare
+from dedup_harness.grade.worker.categories import CATEGORIES
 
 OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
 # A fixed hash seed for the trusted suite process: pytest lists the differing items of two dicts in
@@ -76,7 +78,7 @@ def grade(
         try:
             submission = prepare(path, Path(scratch))
         except SubmissionError as exc:  # nothing to run: a verdict of zero, with the reason
-            report = unrunnable(label, options, [str(exc)])
+            report = unrunnable(label, options, [str(exc)], why=exc.cause)
         else:
             sidecar, minimal = Path(scratch) / "grading.json", Path(scratch) / "minimal.json"
             if in_process is not None:
@@ -98,16 +100,18 @@ def grade(
             data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
             cases, matches = read_minimal_cases(minimal)
             data = {**data, "minimal_cases": cases, "matches": matches}
-            report = from_sidecar(label, result, options, data, [p.message for p in submission.problems])
+            report = from_sidecar(label, result, options, data, submission.problems)
     report.seconds = round(time.monotonic() - started, 3)
     return report
 
 
 def from_sidecar(
-    label: str, result: SuiteResult, options: GradingOptions, data: Mapping[str, Any], problems: list[str]
+    label: str, result: SuiteResult, options: GradingOptions, data: Mapping[str, Any], problems: Sequence[Problem] = ()
 ) -> GradeReport:
-    """The report from the suite's outcomes and what the grading plugin saw of the worker."""
-    found = [str(p.get("message", "")) for p in data.get("static", [])] or problems
+    """The report from the suite's outcomes and what the grading plugin saw of the worker (``problems``: what
+    compiling it found, said when the plugin said nothing)."""
+    static = [Problem(**p) for p in data.get("static", [])] or list(problems)
+    found = [p.message for p in static]
     events: dict[str, list[str]] = {}
     attempts = []
     for event in data.get("events", []):
@@ -134,6 +138,7 @@ def from_sidecar(
         matches=data.get("matches", {}),
         attempts=attempts,
         refused=data.get("refused", {}),
+        causes=[p.cause for p in static if p.cause],
     )
 
 
@@ -150,6 +155,7 @@ def from_result(
     matches: Mapping[str, Sequence[str]] | None = None,
     attempts: Sequence[str] = (),
     refused: Mapping[str, Sequence[str]] | None = None,
+    causes: Sequence[str] = (),
 ) -> GradeReport:
     """The report for a finished suite run; ``refused`` gives, by check, the categories of the rules its
     worker's refusals met (``faults.EventLog.refused``)."""
@@ -191,7 +197,28 @@ def from_result(
     )
     report.diagnosis = options.diagnoser.diagnose(report.failed(), matches or {}, frozenset(minimal_cases))
     report.unjudged = unjudged(report)
+    report.why_zero = why_zero(report, causes)
     return report
+
+
+def why_zero(report: GradeReport, causes: Sequence[str]) -> str:
+    """Why a report that got nothing got nothing, in one phrase ("" when it got something): the first problem
+    found before the checks ran; else what every check it lost came to (refused, timed out, crashed with)."""
+    if report.score != ZERO or report.max_score == ZERO:
+        return ""
+    if causes:
+        return scrub(causes[0])
+    lost = [c for c in report.checks if c.outcome is not Outcome.PASSED and c.feedback is not None]
+    feedback = [c.feedback for c in lost if c.feedback is not None]
+    refused = [category for category in CATEGORIES if feedback and all(category in f.refusals for f in feedback)]
+    if refused:
+        return refused_words.SHORT[refused[0]]
+    if lost and all(c.outcome is Outcome.TIMEOUT for c in lost):
+        return "timed out"
+    if lost and all(c.outcome is Outcome.ERROR for c in lost):
+        errors = [f.crashed_with for f in feedback if f.crashed_with]
+        return f"crashed in every check: {errors[0]}" if errors else "crashed in every check"
+    return "failed every check"
 
 
 def unjudged(report: GradeReport) -> str:
@@ -241,8 +268,11 @@ def harness_error(result: SuiteResult) -> str:
     return ""
 
 
-def unrunnable(label: str, options: GradingOptions, problems: list[str], *, harness_error: str = "") -> GradeReport:
-    """A report where no check ran: zero points, and the reason in place of every check's feedback."""
+def unrunnable(
+    label: str, options: GradingOptions, problems: list[str], *, harness_error: str = "", why: str = ""
+) -> GradeReport:
+    """A report where no check ran: zero points, and the reason in place of every check's feedback (and in one
+    phrase, ``why``: "the grader failed" for a harness error)."""
     reason = "The check did not run: " + ("the grader failed." if harness_error else "the submission cannot be graded.")
     checks = [
         CheckReport(
@@ -259,4 +289,5 @@ def unrunnable(label: str, options: GradingOptions, problems: list[str], *, harn
         problems=problems,
         harness_error=harness_error,
         warning=options.warning,
+        why_zero="the grader failed" if harness_error else scrub(why),
     )

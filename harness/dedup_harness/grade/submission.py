@@ -22,7 +22,11 @@ MAX_BYTES = 1 << 20
 
 
 class SubmissionError(Exception):
-    """The path given cannot be graded at all; the message says why in plain words."""
+    """The path given cannot be graded at all; the message says why in plain words, ``cause`` in one phrase."""
+
+    def __init__(self, message: str, cause: str = "") -> None:
+        super().__init__(message)
+        self.cause = cause or message.rpartition(": ")[2]
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,7 @@ class Problem:
     kind: str  # "syntax", "import" (it cannot be imported, or imports what the course does not allow), "missing",
     # "signature"
     message: str
+    cause: str = ""  # the problem in one phrase, as a report says why a submission got nothing
 
 
 @dataclass
@@ -93,9 +98,13 @@ def compile_problems(source: str) -> list[Problem]:
     except SyntaxError as error:
         line = (error.text or "").strip()
         shown = f": {line[:120]}" if line else ""
-        return [Problem("syntax", f"dedup.py line {error.lineno}: {error.msg}{shown}")]
+        return [
+            Problem(
+                "syntax", f"dedup.py line {error.lineno}: {error.msg}{shown}", f"syntax error (line {error.lineno})"
+            )
+        ]
     except ValueError as error:  # e.g. a null byte in the source
-        return [Problem("syntax", f"dedup.py cannot be compiled: {error}")]
+        return [Problem("syntax", f"dedup.py cannot be compiled: {error}", "a source Python cannot compile")]
     return []
 
 
@@ -103,6 +112,6 @@ def import_problems(source: str, allowed: Collection[str], *, then: str = "") ->
     """One line for each module ``source`` imports that the course does not allow (``allowed``: the modules
     of the packages it does), at its first import; ``then`` is said after each."""
     return [
-        Problem("import", f"dedup.py line {each.line} {imports.words(each.top)}{then}")
+        Problem("import", f"dedup.py line {each.line} {imports.words(each.top)}{then}", imports.words(each.top))
         for each in imports.refused_imports(source, allowed)
     ]

@@ -30,6 +30,7 @@ FIXED: tuple[str, ...] = (
     "status",
     "score",
     "max_score",
+    "why_zero",  # a submission that got nothing: why, in one phrase
     "fails_like",
     "fails_partly_like",
     "problems",
@@ -49,6 +50,7 @@ def row(report: GradeReport, shard: str) -> dict[str, str]:
         "status": str(report.status),
         "score": points_text(report.score),
         "max_score": points_text(report.max_score),
+        "why_zero": report.why_zero,
         "fails_like": " ".join(d.mutant for d in report.diagnosis if d.exact),
         "fails_partly_like": " ".join(d.mutant for d in report.diagnosis if not d.exact),
         "problems": " | ".join(

@@ -15,6 +15,7 @@ from typing import Any
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.reports import harmless
+from dedup_harness.grade.reports.class_view import class_view
 from dedup_harness.grade.reports.model import GradeReport, batch_warning
 from dedup_harness.grade.scoring import points_number
 
@@ -31,6 +32,7 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
         "problems": list(report.problems),
         "harness_error": report.harness_error,
         "unjudged": report.unjudged,
+        "why_zero": report.why_zero,
         "diagnosis": [
             {"mutant": d.mutant, "pitfall": d.pitfall, "checks": list(d.checks), "exact": d.exact}
             for d in report.diagnosis
@@ -74,8 +76,22 @@ def document(reports: Sequence[GradeReport], summary: dict[str, Any]) -> dict[st
         "isolation_warning": batch_warning(reports),
         "schema": SCHEMA_ID,
         "submissions": [report_dict(r) for r in reports],
-        "summary": summary,
+        "summary": {**summary, "groups": with_cases(summary.get("groups", []), reports)},
     }
+
+
+def with_cases(groups: Sequence[dict[str, Any]], reports: Sequence[GradeReport]) -> list[dict[str, Any]]:
+    """The summary's groups, each with where a case its students share is (the class view's choice)."""
+    where = {}
+    for shared in class_view(reports).groups:
+        if shared.case_from is not None:
+            entry, check = shared.case_from
+            where[shared.kind, shared.words] = {"submission": entry.report.submission, "check": check.number}
+    found = []
+    for group in groups:
+        case = where.get((group["kind"], group["words"]))
+        found.append({**group, "case": case} if case else dict(group))
+    return found
 
 
 def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:

@@ -1,16 +1,23 @@
-"""What a batch of grades adds up to: counts, mean score, pass rate per check, the commonest pitfalls.
+"""What a batch of grades adds up to: counts, mean score, pass rate per check, the commonest pitfalls, and the
+class grouped by what went wrong.
 
 Built from plain rows (the CSV's columns), so ``merge`` can summarise shards it only has as CSV files.
+A group is the students who went wrong the same way (``signature``): the same cause of a zero, the same
+pitfall, or else the same lost checks; largest group first.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
-from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.catalogue import CatalogueError, load_catalogue
+from dedup_harness.core.checks import BY_NAME, CHECKS
 from dedup_harness.grade.scoring import ZERO, parse_points, points_number
+
+FULL_MARKS = "full marks"
+Member = TypeVar("Member")
 
 
 def summarize(rows: Iterable[Mapping[str, str]]) -> dict[str, Any]:
@@ -29,4 +36,44 @@ def summarize(rows: Iterable[Mapping[str, str]]) -> dict[str, Any]:
         "max_score": points_number(parse_points(graded[0]["max_score"])) if graded else 0,
         "passed_by_check": {name: sum(1 for row in graded if row[name] == "passed") for name in CHECKS},
         "fails_like": dict(sorted(diagnoses.items())),
+        "groups": groups(rows),
     }
+
+
+def signature(row: Mapping[str, str]) -> tuple[str, str]:
+    """How a submission went wrong, as (its kind, its words): a zero's cause, a pitfall, the checks it lost, or
+    full marks. Two submissions with one signature are one group of the class."""
+    if row["status"] != "graded":
+        return "harness error", "the grader failed on it"
+    if row.get("why_zero"):
+        return "zero", row["why_zero"]
+    pitfalls = row["fails_like"].split() or row["fails_partly_like"].split()
+    if pitfalls:
+        kind = "fails like" if row["fails_like"] else "fails partly like"
+        words = pitfall_words()
+        return "pitfall", "; ".join(f"{kind} {m}: {words.get(m, '?')}" for m in pitfalls)
+    lost = [str(BY_NAME[name].number) for name in CHECKS if row.get(name, "passed") != "passed"]
+    return ("lost", "lost checks " + ", ".join(lost)) if lost else (FULL_MARKS, FULL_MARKS)
+
+
+def groups(rows: Iterable[Mapping[str, str]]) -> list[dict[str, Any]]:
+    """The class by what went wrong: each signature with its count and its submissions, largest group first."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for row in rows:
+        found.setdefault(signature(row), []).append(row["submission"])
+    return [
+        {"kind": k, "words": w, "count": len(names), "submissions": sorted(names)} for (k, w), names in in_order(found)
+    ]
+
+
+def in_order(found: Mapping[tuple[str, str], Sequence[Member]]) -> list[tuple[tuple[str, str], Sequence[Member]]]:
+    """Groups largest first (full marks after the others of its size), then by their words."""
+    return sorted(found.items(), key=lambda item: (-len(item[1]), item[0][0] == FULL_MARKS, item[0][1]))
+
+
+def pitfall_words() -> dict[str, str]:
+    """Each mutant's pitfall in words (none when the catalogue cannot be read: the ids stand alone)."""
+    try:
+        return {mutant.id: mutant.pitfall for mutant in load_catalogue()}
+    except (OSError, CatalogueError):
+        return {}

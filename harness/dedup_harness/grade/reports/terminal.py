@@ -20,14 +20,16 @@ from rich.table import Table
 from rich.text import Text
 
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.minimize.text import repeats
+from dedup_harness.grade.minimize.text import case_text, repeats
 from dedup_harness.grade.reports import harmless, words
+from dedup_harness.grade.reports.class_view import Group, class_view
 from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, batch_warning
 from dedup_harness.grade.scoring import out_of, points_text
 
 WARNING_STYLE = "bold white on red"
 STYLE = {Outcome.PASSED: "green", Outcome.FAILED: "red", Outcome.ERROR: "magenta", Outcome.TIMEOUT: "yellow"}
-BATCH_COLUMNS = ("submission", "score", "status", "lost checks", "fails like")
+BATCH_COLUMNS = ("submission", "score", "status", "lost checks", "fails like, or why 0")
+WHY_ROOM = 24  # characters of the last column before it wraps: a zero's cause is a phrase
 # What a table of show_edge=False adds to its columns' text: a space each side of every column and a
 # rule between two.
 TABLE_PADDING = 2
@@ -114,19 +116,47 @@ def print_batch(console: Console, reports: Sequence[GradeReport]) -> None:
             out_of(r.score, r.max_score),
             str(r.status),
             words.ranges(words.lost_numbers(r)),
-            words.fails_like(r),
+            harmless.line(words.verdict_words(r)),
         ]
         for r in reports
     ]
-    others = sum(max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(BATCH_COLUMNS) if i)
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(BATCH_COLUMNS)]
+    widths[-1] = min(widths[-1], max(WHY_ROOM, len(BATCH_COLUMNS[-1])))  # it wraps past that
+    others = sum(widths[1:])
     room = max(NARROWEST_NAME, console.width - others - TABLE_PADDING * len(BATCH_COLUMNS) - len(BATCH_COLUMNS) + 1)
     table = Table(title="grades", show_edge=False)
-    for column in BATCH_COLUMNS:
-        table.add_column(column, justify="right" if column == "score" else "left", no_wrap=True)
+    for column, width in zip(BATCH_COLUMNS, widths, strict=True):
+        last = column == BATCH_COLUMNS[-1]  # it wraps: a zero's cause is a phrase
+        table.add_column(
+            column,
+            justify="right" if column == "score" else "left",
+            no_wrap=not last,
+            max_width=width if last else None,
+        )
     for name, *rest in cells:
         table.add_row(Text(shortened(name, room)), *map(Text, rest))  # Text: a name's "[" is not markup
     console.print(table)
     _print_legend(console, reports)
+    _print_groups(console, class_view(reports).groups, folder)
+
+
+GROUP_NAMES = 5  # students named per group; the table lists them all
+
+
+def _print_groups(console: Console, groups: Sequence[Group], folder: str) -> None:
+    """The class by what went wrong, largest group first: how many, how, who, and a minimal case they share."""
+    say(console, "the class by what went wrong, largest group first:", "bold")
+    width = max(40, console.width - 1)
+    for group in groups:
+        names = [harmless.line(e.report.submission)[len(folder) :] for e in group.entries]
+        more = f" and {len(names) - GROUP_NAMES} more" if len(names) > GROUP_NAMES else ""
+        say(console, textwrap.fill(f"{len(names):>3}  {group.words}", width, subsequent_indent=" " * 5))
+        who = ", ".join(names[:GROUP_NAMES]) + more
+        say(console, textwrap.fill(who, width, initial_indent=" " * 5, subsequent_indent=" " * 5), "dim")
+        if group.case is not None and group.case_check is not None:
+            whose = "a case they share" if len(names) > 1 else "its smallest failing case"
+            check = group.case_check
+            say(console, textwrap.indent(f"{whose} ({check.number}. {check.name}):\n{case_text(group.case)}", " " * 5))
 
 
 def _print_legend(console: Console, reports: Sequence[GradeReport]) -> None:
