@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
         except OutputError as exc:
             return fail("check", exc)
     console = Console(stderr=outputs.stdout, soft_wrap=False)
-    terminal.print_report(console, report, show_student_output=True)
+    terminal.print_report(console, report, show_student_output=True, show_protections=False)
     console.print(f"checked by {here().line()}", style="dim")
     if report.status is Status.HARNESS_ERROR:
         return 2

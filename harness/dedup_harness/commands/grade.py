@@ -183,17 +183,17 @@ def checked_python(path: str | None) -> str | None:
 
 
 def preflight_line(check: Preflight) -> str:
-    right = sum(answer.right for answer in check.reference)
-    wrong = sum(not answer.right for answer in check.canary)
-    isolation = "does not hold" if check.leaks else "holds"
-    modules = check.setup.packages.modules if check.setup.packages and not check.failures else ()
-    isolation += f"; allowed, and imported in the worker: {', '.join(modules)}" if modules else ""
+    """What the preflight proved, in plain words and at most 100 columns (the packages allowed on a line of their
+    own): the tier isolates the worker, right code passes through it and code wrong on purpose fails."""
+    right = sum(answer.right for answer in check.reference) == len(check.reference)
+    wrong = not any(answer.right for answer in check.canary)
+    answers = "right code passes, wrong code fails" if right and wrong else "known answers do not come out right"
+    holds = "does not isolate" if check.leaks else "isolates"
     version = check.protections.get("interpreter_version", "") or check.setup.interpreter.version
-    return (
-        f"preflight ({check.seconds:.2f} s): the {check.setup.tier} tier, worker {check.setup.interpreter.path} "
-        f"({version}): the reference {right}/{len(check.reference)} right, the canary {wrong}/{len(check.canary)} "
-        f"wrong; isolation {isolation}"
-    )
+    tier = f"the {check.setup.tier} tier {holds} the worker (Python {version})"
+    line = f"preflight ({check.seconds:.1f} s): {tier}; {answers}"
+    modules = check.setup.packages.modules if check.setup.packages and not check.failures else ()
+    return line + (f"\npreflight: allowed, and imported in the worker: {', '.join(modules)}" if modules else "")
 
 
 def unisolated_warning(check: Preflight) -> str:

@@ -75,7 +75,18 @@ def overview(report: GradeReport) -> str:
             else "What the failures look like (two pitfalls together explain every check lost):"
         )
         lines += ["", heading, *(f"- {d.line()}" for d in report.diagnosis)]
-    return "\n".join([*lines, "", graded_by()])
+    return "\n".join([*lines, "", isolated(report), graded_by()])
+
+
+ISOLATION_PAGE = "docs/isolation.md"  # in the harness the course grades with: what each tier protects
+
+
+def isolated(report: GradeReport) -> str:
+    """What a student is told of the sandbox: one line (the protections in force are for staff)."""
+    tier = report.protections.get("tier")
+    if not tier or tier == "none":
+        return "Your code ran without isolation."
+    return f"Your code ran isolated from the grader, the network and other submissions ({tier}; {ISOLATION_PAGE})."
 
 
 def graded_by() -> str:

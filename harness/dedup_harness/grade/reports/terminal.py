@@ -47,7 +47,11 @@ def print_warning(console: Console, warning: str) -> None:
         say(console, f"WARNING: {warning}", WARNING_STYLE)
 
 
-def print_report(console: Console, report: GradeReport, *, show_student_output: bool = False) -> None:
+def print_report(
+    console: Console, report: GradeReport, *, show_student_output: bool = False, show_protections: bool = True
+) -> None:
+    """One submission's report. ``show_protections``: the tier and each protection in force, for staff; a
+    student's own run (``check``) has none to show."""
     print_warning(console, report.warning)
     score = f"{points_text(report.score)} / {points_text(report.max_score)}"
     say(console, f"{harmless.line(report.submission)}: {score}", "bold")
@@ -66,7 +70,7 @@ def print_report(console: Console, report: GradeReport, *, show_student_output: 
         say(console, f"attempts ({attempts_source(report)}):", "magenta")
     for attempt in report.attempts:
         say(console, f"attempt: {harmless.line(attempt)}", "magenta")
-    if report.protections:
+    if report.protections and show_protections:
         _print_protections(console, report)
     if show_student_output and report.student_output:
         say(console, "student output:", "bold")
