@@ -187,10 +187,10 @@ def preflight_line(check: Preflight) -> str:
     own): the tier isolates the worker, right code passes through it and code wrong on purpose fails."""
     right = sum(answer.right for answer in check.reference) == len(check.reference)
     wrong = not any(answer.right for answer in check.canary)
-    answers = "right code passes, wrong code fails" if right and wrong else "known answers do not come out right"
+    answers = "right code passes, wrong fails" if right and wrong else "known answers come out wrong"
     holds = "does not isolate" if check.leaks else "isolates"
     version = check.protections.get("interpreter_version", "") or check.setup.interpreter.version
-    tier = f"the {check.setup.tier} tier {holds} the worker (Python {version})"
+    tier = f"{check.setup.tier} {holds} the worker (Python {version})"
     line = f"preflight ({check.seconds:.1f} s): {tier}; {answers}"
     modules = check.setup.packages.modules if check.setup.packages and not check.failures else ()
     return line + (f"\npreflight: allowed, and imported in the worker: {', '.join(modules)}" if modules else "")
