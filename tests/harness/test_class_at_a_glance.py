@@ -72,7 +72,7 @@ class TestTheClassByWhatWentWrong:
     def test_a_named_pitfall_is_a_group_in_its_words_and_the_rest_by_the_checks_they_lost(self) -> None:
         rows = class_rows()
         for row in rows[:3]:
-            row["fails_like"], row["fails_partly_like"] = "s01", ""
+            row["fails_like"], row["fails_partly_like"] = "s01: keeps the last occurrence of a paragraph", ""
         assert summarize(rows)["groups"][0]["words"].startswith("fails like s01: keeps the last occurrence")
         for row in rows[:3]:
             row["fails_like"] = ""

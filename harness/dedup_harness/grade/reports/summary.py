@@ -12,8 +12,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from dedup_harness.core.catalogue import CatalogueError, load_catalogue
 from dedup_harness.core.checks import BY_NAME, CHECKS
+from dedup_harness.grade.reports.csv_report import PITFALLS_APART, mutant_ids
 from dedup_harness.grade.scoring import ZERO, parse_points, points_number
 
 FULL_MARKS = "full marks"
@@ -26,7 +26,7 @@ def summarize(rows: Iterable[Mapping[str, str]]) -> dict[str, Any]:
     graded = [row for row in rows if row["status"] == "graded"]
     scores = [parse_points(row["score"]) for row in graded]
     full = sum(1 for row in graded if parse_points(row["score"]) == parse_points(row["max_score"]))
-    diagnoses = Counter(mutant for row in graded for mutant in row["fails_like"].split())
+    diagnoses = Counter(mutant for row in graded for mutant in mutant_ids(row["fails_like"]))
     return {
         "submissions": len(rows),
         "graded": len(graded),
@@ -47,11 +47,10 @@ def signature(row: Mapping[str, str]) -> tuple[str, str]:
         return "harness error", "the grader failed on it"
     if row.get("why_zero"):
         return "zero", row["why_zero"]
-    pitfalls = row["fails_like"].split() or row["fails_partly_like"].split()
-    if pitfalls:
+    cell = row["fails_like"] or row["fails_partly_like"]
+    if cell:
         kind = "fails like" if row["fails_like"] else "fails partly like"
-        words = pitfall_words()
-        return "pitfall", "; ".join(f"{kind} {m}: {words.get(m, '?')}" for m in pitfalls)
+        return "pitfall", "; ".join(f"{kind} {pitfall}" for pitfall in cell.split(PITFALLS_APART))
     lost = [str(BY_NAME[name].number) for name in CHECKS if row.get(name, "passed") != "passed"]
     return ("lost", "lost checks " + ", ".join(lost)) if lost else (FULL_MARKS, FULL_MARKS)
 
@@ -69,11 +68,3 @@ def groups(rows: Iterable[Mapping[str, str]]) -> list[dict[str, Any]]:
 def in_order(found: Mapping[tuple[str, str], Sequence[Member]]) -> list[tuple[tuple[str, str], Sequence[Member]]]:
     """Groups largest first (full marks after the others of its size), then by their words."""
     return sorted(found.items(), key=lambda item: (-len(item[1]), item[0][0] == FULL_MARKS, item[0][1]))
-
-
-def pitfall_words() -> dict[str, str]:
-    """Each mutant's pitfall in words (none when the catalogue cannot be read: the ids stand alone)."""
-    try:
-        return {mutant.id: mutant.pitfall for mutant in load_catalogue()}
-    except (OSError, CatalogueError):
-        return {}
