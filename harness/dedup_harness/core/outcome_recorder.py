@@ -26,6 +26,10 @@ __all__ = ["PRECEDENCE", "CheckTimeout", "Outcome"]
 
 PLUGIN = __name__
 OUTCOMES_OPTION = "--outcomes-json"
+# Where a crash happened in the student's code ("dedup.py line 40, in _spool"), hung on the exception by
+# whoever knows it: the grader's rebuilt errors (grade/worker/wire.py keeps its own copy of the name, held
+# to this one by a test) and check's plugin from the traceback.
+SITE_ATTRIBUTE = "dedup_harness_site"
 CHECK_TIMEOUT_OPTION = "--check-timeout"
 
 
@@ -45,6 +49,7 @@ class CaseRecord:
     message: str = ""  # the exception's own text: an assertion's message, or what crashed
     falsifying: str = ""  # the notes Hypothesis attaches: the shrunk example that fails
     seconds: float = 0.0  # how long the case's phase took (pytest's own measure): a timing field
+    site: str = ""  # where in the student's code it crashed (SITE_ATTRIBUTE), when it did
 
 
 def classify(excinfo: pytest.ExceptionInfo[BaseException] | None) -> Outcome:
@@ -76,7 +81,13 @@ def case_record(nodeid: str, call: pytest.CallInfo[None]) -> CaseRecord:
         error = error.exceptions[0]
     message = f"{type(error).__name__}: {error}"
     notes = "\n".join(str(note) for note in getattr(error, "__notes__", [])) + others
-    return CaseRecord(nodeid, outcome, message[:4000], notes[:4000], seconds)
+    return CaseRecord(nodeid, outcome, message[:4000], notes[:4000], seconds, crash_site(error))
+
+
+def crash_site(error: BaseException) -> str:
+    """Where ``error`` crashed in the student's code, as its finder said it (cut short); "" when none said."""
+    site = getattr(error, SITE_ATTRIBUTE, "")
+    return site[:200] if isinstance(site, str) else ""
 
 
 @dataclass(eq=False)  # pytest keeps plugins in sets: identity, not value, makes one

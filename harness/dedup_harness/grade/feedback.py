@@ -121,9 +121,16 @@ def _plain(case: Mapping[str, Any]) -> str:
     elif not message:
         return "it crashed without a message."
     else:
-        words = _truncate(f"{CRASHED}{_one_line(message)}", MESSAGE_LIMIT)
+        site = at_site(message, str(case.get("site", "")))  # kept whole however long the message
+        words = _truncate(f"{CRASHED}{_one_line(message)}", MESSAGE_LIMIT - len(site)) + site
     alike = look_alike.message_notes(message)
     return f"{words} ({'; '.join(alike)})" if alike else words
+
+
+def at_site(message: str, site: str) -> str:
+    """Where in the student's code a case crashed, " (at dedup.py line 40, in _spool)", unless the message says it
+    already (the grader's rebuilt errors carry it in their text); "" when nobody knows."""
+    return f" (at {site})" if site and f"(at {site})" not in message else ""
 
 
 def _one_line(text: str) -> str:
