@@ -21,7 +21,7 @@ from __future__ import annotations
 import errno
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from . import categories
 from .wire import MAX_ATTEMPTS
@@ -64,6 +64,15 @@ def _network(event: str, args: tuple[Any, ...]) -> str | None:
     return None
 
 
+class Met(NamedTuple):
+    """What an event met: the category of its rule (``categories.NONE`` for a note no rule has), the note's words,
+    and whether the rule refuses it. ``check`` reads the same rules to tell a student what grade would refuse."""
+
+    category: str
+    note: str
+    refused: bool
+
+
 class AuditHook:
     """Refuses network, process creation and signals to others; notes the rest; tells the grader at once."""
 
@@ -90,21 +99,33 @@ class AuditHook:
 
     def judge(self, event: str, args: tuple[Any, ...]) -> tuple[str | None, bool]:
         """The words for an event (None: nothing to say) and whether it is refused."""
-        if (what := _network(event, args)) is not None:
-            return f"{NETWORK}: {what}", True
-        if event in PROCESS_EVENTS:
-            return f"{PROCESS} ({event})", True
-        if (event == "os.kill" and args[0] != os.getpid()) or event == "os.killpg":
-            return f"{SIGNAL} {args[1]} to other processes", True
-        return self.notice(event, args), False
+        met = self.rule(event, args)
+        return (met.note, met.refused) if met is not None else (None, False)
 
-    def notice(self, event: str, args: tuple[Any, ...]) -> str | None:
+    def rule(self, event: str, args: tuple[Any, ...]) -> Met | None:
+        """The rule an event meets, with its category as data (None: nothing to say)."""
+        if (what := _network(event, args)) is not None:
+            return Met(categories.NETWORK, f"{NETWORK}: {what}", True)
+        if event in PROCESS_EVENTS:
+            return Met(categories.PROCESSES, f"{PROCESS} ({event})", True)
+        if (event == "os.kill" and args[0] != os.getpid()) or event == "os.killpg":
+            return Met(categories.SIGNALS, f"{SIGNAL} {args[1]} to other processes", True)
+        return self.notice(event, args)
+
+    def notice(self, event: str, args: tuple[Any, ...]) -> Met | None:
+        """What the hook notes without refusing (the kernel's layers refuse some of it)."""
         if event == "ctypes.dlopen" or (event.startswith("ctypes.") and event != "ctypes.dlsym"):
-            return f"used ctypes ({event})"
+            return Met(categories.NONE, f"used ctypes ({event})", False)
         if event == "import" and str(args[0]).split(".")[0] in TEST_TOOLS:
-            return f"tried to import {args[0]}"
+            return Met(categories.NONE, f"tried to import {args[0]}", False)
         if event == "import" and args[0] == PROCESS_LOCKS:
-            return f"{PROCESS} (multiprocessing: a pool, a queue or a lock shared between processes)"
+            words = f"{PROCESS} (multiprocessing: a pool, a queue or a lock shared between processes)"
+            return Met(categories.PROCESSES, words, False)
+        target = self.touched(event, args)
+        return Met(categories.FILES, target, False) if target else None
+
+    def touched(self, event: str, args: tuple[Any, ...]) -> str | None:
+        """What a file event tried outside the worker's folders, in words (None: nothing, or inside them)."""
         if event in CHANGES:
             target = self.outside(args[0])
             return f"{CHANGE} {target}" if target else None
