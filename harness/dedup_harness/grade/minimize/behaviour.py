@@ -1,7 +1,8 @@
 """Which mutants behave like the submission on its own minimal failing inputs: the evidence a pitfall needs.
 
-A kill set says two programs fail the same checks, not that they share a bug: a paragraph split that
-keeps its line breaks loses exactly the checks s01 (keep the last occurrence) loses. So after the
+A kill set says two programs fail the same checks, not that they share a bug: a stage that drops every
+copy of a paragraph repeated inside a document, the first too, loses exactly the checks s02 (repeats
+compared only across documents) loses. So after the
 failing cases are shrunk, each mutant runs on the very inputs the submission failed, judged by the
 same judges, and the grader names a pitfall only where the mutant answers exactly as the submission
 did (its output and stats, as each check reads them) and otherwise than the reference.
