@@ -8,6 +8,7 @@ only as the non-root test user (``test_check_predicts_grade.py``).
 
 from __future__ import annotations
 
+import multiprocessing.util
 import os
 import socket
 import tempfile
@@ -45,7 +46,7 @@ def recorder(tmp_path: Path) -> Iterator[Recorder]:
 
 def students(tmp_path: Path, snippet: str) -> Any:
     """``run`` of ``snippet``, compiled as the student's dedup.py (our own code, benign)."""
-    namespace: dict[str, Any] = {"os": os, "socket": socket, "tempfile": tempfile}
+    namespace: dict[str, Any] = {"os": os, "socket": socket, "tempfile": tempfile, "multiprocessing": multiprocessing}
     exec(compile(snippet, str(tmp_path / "root" / "corpus" / "dedup.py"), "exec"), namespace)
     return namespace["run"]
 
@@ -60,6 +61,18 @@ def test_what_the_students_code_does_is_noticed_with_its_rules_category(
     [found] = recorder.noticed
     assert (found.check, found.category) == ("test_fixture_duplicate_counts", category)
     assert found.site.startswith("dedup.py line ") and found.site.endswith(", in run")
+
+
+def test_a_process_multiprocessing_spawns_is_noticed_too(recorder: Recorder, tmp_path: Path) -> None:
+    """spawn and forkserver (macOS's default start) go through util.spawnv_passfds, which CPython raises no event
+    for: check raises os.posix_spawn's there. Here it starts /bin/true, as a pool would start its worker."""
+    recorder.check = "test_fixture_duplicate_counts"
+    run = students(
+        tmp_path, "def run(tmp):\n    return multiprocessing.util.spawnv_passfds(b'/bin/true', [b'true'], ())\n"
+    )
+    os.waitpid(run(tmp_path), 0)
+    [found] = recorder.noticed
+    assert (found.category, found.note) == (PROCESSES, "tried to start a process (os.posix_spawn)")
 
 
 def test_the_same_in_the_harnesss_own_code_is_not_the_students(recorder: Recorder, tmp_path: Path) -> None:

@@ -12,7 +12,11 @@ files, pytest and Hypothesis are never the student's doing.
 
 Audit hooks (PEP 578) are part of CPython on every platform: nothing here needs /proc, a namespace
 or a Linux system call. A hook cannot be removed once added, so it is added once per process and
-switched off when its recording ends.
+switched off when its recording ends. One gap is closed by hand: multiprocessing's spawn and
+forkserver start methods (spawn is macOS's default) start a process through
+``multiprocessing.util.spawnv_passfds``, which raises no audit event of CPython's; it is wrapped to
+raise the one ``os.posix_spawn`` raises before it calls through (``watch_spawns``), so a pool is
+noticed in every check on a Mac as ``os.fork`` notices it on Linux.
 """
 
 from __future__ import annotations
@@ -120,15 +124,34 @@ class Recorder:
 
 
 _installed: list[Recorder] = []
+SPAWN_EVENT = "os.posix_spawn"  # what a process start raises, raised for multiprocessing's that raise none
+WATCHED = "_dedup_harness_watched"
 
 
 def start(recorder: Recorder) -> Recorder:
     """Put ``recorder`` on this process's audit hooks and switch it on (one hook per process, the last started)."""
     if not _installed:
         sys.addaudithook(_dispatch)
+        watch_spawns()
     _installed[:] = [recorder]
     recorder.on = True
     return recorder
+
+
+def watch_spawns() -> None:
+    """``multiprocessing.util.spawnv_passfds`` raises the audit event of a process start, then does what it did."""
+    import multiprocessing.util as util
+
+    original = util.spawnv_passfds
+    if getattr(original, WATCHED, False):
+        return
+
+    def spawnv_passfds(path: Any, args: Any, passfds: Any) -> Any:
+        sys.audit(SPAWN_EVENT, path, args, None)
+        return original(path, args, passfds)
+
+    setattr(spawnv_passfds, WATCHED, True)
+    util.spawnv_passfds = spawnv_passfds
 
 
 def _dispatch(event: str, args: tuple[Any, ...]) -> None:
