@@ -37,6 +37,7 @@ import pytest
 
 from dedup_harness.check import noticed
 from dedup_harness.check.noticed import Noticed, Recorder
+from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.impl_under_test import UNDER_TEST_KEY, start
 from dedup_harness.core.outcome_recorder import SITE_ATTRIBUTE, CheckTimeout
 from dedup_harness.grade.sandbox.packages import modules_of
@@ -143,8 +144,6 @@ def site_in(error: BaseException, files: Sequence[Path]) -> str:
 def sidecar_noticed(recorder: Recorder) -> dict[str, Any]:
     """What was noticed, in the sidecar's shape: by check, the categories of the rules met (at import: every
     check's), and one event each for the report's list of attempts."""
-    from dedup_harness.core.checks import CHECKS
-
     refused: dict[str, list[str]] = {}
     for check in CHECKS:
         categories = sorted({n.category for n in recorder.of(check)})
@@ -204,8 +203,6 @@ def pytest_configure(config: pytest.Config) -> None:
         writable, readable = stage_folders(root)
         recorder = noticed.start(Recorder(files, writable, readable))
         noticed_file = config.getoption("check_noticed")
-        own = OwnCode(
-            root, Path(path), config.getoption("check_allow"), recorder, Path(noticed_file) if noticed_file else None
-        )
-        own.student_files = files
+        allowed = config.getoption("check_allow")
+        own = OwnCode(root, Path(path), allowed, recorder, Path(noticed_file) if noticed_file else None, files)
         config.pluginmanager.register(own, "dedup-harness-check")

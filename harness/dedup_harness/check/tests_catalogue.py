@@ -131,7 +131,8 @@ def describe_cases(cases: Cases) -> list[str]:
     lines = []
     if cases.drawn:
         pinned = f", and {cases.pinned} inputs pinned with @example" if cases.pinned else ""
-        lines.append(f"a property: Hypothesis draws {cases.drawn} examples (the same ones every run){pinned}")
+        same = "the same ones in every check and grade"
+        lines.append(f"a property: Hypothesis draws {cases.drawn} examples ({same}){pinned}")
     if cases.ids:
         lines.append(f"{len(cases.ids)} cases:")
         lines += [f"  [{case}]" for case in cases.ids]
