@@ -22,7 +22,7 @@ from rich.text import Text
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.minimize.text import repeats
 from dedup_harness.grade.reports import harmless, words
-from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, batch_warning
+from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, batch_warning, modules_line
 from dedup_harness.grade.scoring import out_of, points_text
 
 WARNING_STYLE = "bold white on red"
@@ -47,6 +47,7 @@ def print_warning(console: Console, warning: str) -> None:
 
 def print_report(console: Console, report: GradeReport, *, show_student_output: bool = False) -> None:
     print_warning(console, report.warning)
+    say(console, modules_line(report), "dim")
     score = f"{points_text(report.score)} / {points_text(report.max_score)}"
     say(console, f"{harmless.line(report.submission)}: {score}", "bold")
     if report.status is Status.HARNESS_ERROR:
