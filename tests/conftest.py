@@ -58,6 +58,8 @@ SLOW_MODULES = {
     "test_light_install.py": "a venv with the base install only (18 s)",
     "test_memory_measurement.py": "check 14 against hostile memory in every tier (14 s)",
     "test_suite_from_a_wheel.py": "the suite from a built and installed wheel (12 s)",
+    "test_check_predicts_grade.py": "every sample through check as the test user and through grade (130 s)",
+    "test_student_kit.py": "the student kit built, installed, and every candidate file run through check (45 s)",
     "test_working_folder.py": "every command in a fresh folder (9 s)",
     "test_csv_readers.py": "the CSV in pandas and LibreOffice (7 s)",
     "test_confinement.py": "the worker's confinement in every setup (7 s)",

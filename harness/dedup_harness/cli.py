@@ -6,7 +6,8 @@ scratch of dead runs is swept before it starts, its own (Hypothesis's files amon
 ends (``core.scratch_dirs``; what cannot be removed is a line on stderr, never a failure), nothing is
 written in the working folder but the outputs asked for, and a bad argument is one line on stderr and
 exit status 2. ``--version``, ``--help`` and a bad argument touch no scratch: they work whatever the
-temp folder holds.
+temp folder holds. The student kit (``dedup-harness student-kit``) offers the student's commands only
+(``STUDENT_COMMANDS``); any other is one line saying so, exit status 2.
 """
 
 from __future__ import annotations
@@ -19,9 +20,34 @@ from typing import NoReturn
 
 from dedup_harness import __version__
 from dedup_harness.core import scratch_dirs, signals
+from dedup_harness.core.paths import STUDENT_KIT
 
-COMMANDS = ("verify", "check", "grade", "merge", "gradescope_bundle", "mutation", "audit_bloom", "dedup")
+COMMANDS = (
+    "verify",
+    "check",
+    "start",
+    "tests",
+    "diff",
+    "grade",
+    "merge",
+    "gradescope_bundle",
+    "student_kit",
+    "mutation",
+    "audit_bloom",
+    "dedup",
+)
+# What the student kit offers: the chapter's four commands, nothing that needs what the kit leaves out.
+STUDENT_COMMANDS = ("check", "start", "tests", "diff")
 USAGE_ERROR = 2
+DESCRIPTION = "Property tests, mutants, grading and Bloom audits for exact paragraph deduplication."
+STUDENT_DESCRIPTION = (
+    "The student kit for exact paragraph deduplication: start, read the checks, check your code, diff."
+)
+
+
+def offered() -> tuple[str, ...]:
+    """The commands this install offers: every one, or in the student kit the student's four."""
+    return STUDENT_COMMANDS if STUDENT_KIT else COMMANDS
 
 
 class Parser(argparse.ArgumentParser):
@@ -35,11 +61,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser for every command, or for ``only`` that one (a command module's imports are not free)."""
     parser = Parser(
         prog="dedup-harness",
-        description="Property tests, mutants, grading and Bloom audits for exact paragraph deduplication.",
+        description=STUDENT_DESCRIPTION if STUDENT_KIT else DESCRIPTION,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in (only,) if only in COMMANDS else COMMANDS:
+    for name in (only,) if only in offered() else offered():
         module = importlib.import_module(f"dedup_harness.commands.{name}")
         command = sub.add_parser(name.replace("_", "-"), help=module.HELP, description=module.HELP)
         module.add_arguments(command)
@@ -51,6 +77,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = argv[0].replace("-", "_") if argv else None
     command = f"dedup-harness {chosen.replace('_', '-')}" if chosen in COMMANDS else "dedup-harness"
+    if chosen in COMMANDS and chosen not in offered():
+        kit = ", ".join(name.replace("_", "-") for name in STUDENT_COMMANDS)
+        print(
+            f"{command}: not in the student kit, which offers {kit} (the staff install has the rest)", file=sys.stderr
+        )
+        return USAGE_ERROR
     with signals.ending_on_signals():
         try:
             args = build_parser(only=chosen).parse_args(argv)

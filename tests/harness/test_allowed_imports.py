@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -98,12 +99,16 @@ def test_a_module_not_found_at_run_time_is_said_in_the_courses_words_when_it_is_
 def test_check_tells_a_student_that_grade_refuses_an_import_their_course_does_not_allow(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Their machine has numpy: the checks pass, the line says what grade would do, and the exit status is 1."""
+    """Their machine has numpy: the checks pass here, but the score is grade's, 0, the line says why, and the exit
+    status is 1."""
     pytest.importorskip("numpy", reason="the numpy extra is not installed")
     shutil.copyfile(NUMPY_SAMPLE, tmp_path / "dedup.py")
-    assert main(["check", str(tmp_path)]) == 1
-    out = capsys.readouterr().out
-    assert "imports numpy, which this course does not allow (grade refuses it)" in out and "14 / 14" in out
+    assert main(["check", str(tmp_path), "--json", str(tmp_path / "c.json")]) == 1
+    out = " ".join(capsys.readouterr().out.split())
+    said = "imports numpy, which this course does not allow (grade refuses the import, and gives every check 0; "
+    assert said + "here the checks ran as if it were allowed)" in out and ": 0 / 14" in out
+    report = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))["submissions"][0]
+    assert {c["outcome"] for c in report["checks"]} == {"passed"} and report["score"] == 0
 
 
 def test_check_with_the_courses_allow_says_nothing_of_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -63,7 +63,8 @@ def fake_bundle(out: Path, *, weights: Path | None = None) -> int:
 @pytest.fixture(autouse=True)
 def fast_work(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("dedup_harness.commands.grade.grade_batch", fake_batch)
-    monkeypatch.setattr("dedup_harness.commands.check.grade", lambda path, options, **kw: report(name=str(path)))
+    monkeypatch.setattr("dedup_harness.check.run.grade", lambda path, options, **kw: report(name=str(path)))
+    monkeypatch.setattr("dedup_harness.commands.tests.collected_cases", dict)
     monkeypatch.setattr(
         "dedup_harness.commands.verify._run_with_progress", lambda layout, roots, args: (judge(("c",), [], {}), {})
     )
@@ -171,7 +172,10 @@ OPTIONS: dict[str, list[tuple[str, str]]] = {
         ("--profile", "word"),
     ],
     "mutation": [("--json", "path"), ("--max-children", "number"), ("--equivalents", "path")],
-    "check": [("--json", "path")],
+    "check": [("--json", "path"), ("--ref-deps", "flag")],
+    "start": [],
+    "tests": [],
+    "diff": [("--reference", "path")],
     "audit-bloom": [("--json", "path"), ("--seed", "number")],
     "gradescope-bundle": [("--weights", "path")],
 }
@@ -182,6 +186,9 @@ POSITIONALS = {
     "verify": 0,
     "mutation": 0,
     "check": 1,
+    "start": 1,
+    "tests": 1,
+    "diff": 1,
     "audit-bloom": 1,
     "gradescope-bundle": 1,
 }
@@ -196,13 +203,13 @@ VALUES = {
 @st.composite
 def command_lines(draw: st.DrawFn) -> list[str]:
     command = draw(st.sampled_from([*OPTIONS, "no-such-command"]))
-    fitting = {"dedup": "corpus.jsonl", "merge": "shard.csv", "audit-bloom": "reference", "check": "dir"}
+    fitting = {"dedup": "corpus.jsonl", "merge": "shard.csv", "audit-bloom": "reference", "check": "dir", "tests": "3"}
     positional = st.one_of(
         st.just(fitting.get(command, "dir")), st.sampled_from([*PATH_KINDS, "datatrove", "no.such:Class"])
     )
     argv = [command, *draw(st.lists(positional, max_size=POSITIONALS.get(command, 1)))]
-    for option, kind in draw(st.lists(st.sampled_from(OPTIONS.get(command, [("--x", "word")])), max_size=4)):
-        argv += [option, draw(VALUES[kind])]
+    for option, kind in draw(st.lists(st.sampled_from(OPTIONS.get(command) or [("--x", "word")]), max_size=4)):
+        argv += [option] if kind == "flag" else [option, draw(VALUES[kind])]
     if draw(st.booleans()) and command in ("dedup", "grade"):
         argv.append("-q" if command == "dedup" else "--show-student-output")
     if draw(st.integers(0, 9)) == 0:

@@ -25,6 +25,10 @@ DOCS = DATA_ROOT / "docs"
 COMMAND_PAGES = {
     "verify": "verify.md",
     "check": "check.md",
+    "start": "start.md",
+    "tests": "tests.md",
+    "diff": "diff.md",
+    "student-kit": "student-kit.md",
     "grade": "grade.md",
     "merge": "merge.md",
     "gradescope-bundle": "gradescope-bundle.md",
@@ -105,6 +109,10 @@ def test_the_checks_page_lists_the_registry_in_its_order_and_words() -> None:
     ], "docs/checks.md's table differs from harness/dedup_harness/core/checks.py: write the page from the registry"
     described = [line for line in section(DOCS / "checks.md", "What each check is for") if re.match(r"\d+\. ", line)]
     assert len(described) == len(REGISTRY), "docs/checks.md: one paragraph per check under 'What each check is for'"
+    why = table_rows(section(DOCS / "checks.md", "Why each matters downstream"))
+    assert why == [[str(check.number), check.kind, check.why] for check in REGISTRY], (
+        "docs/checks.md's 'Why each matters downstream' differs from the registry's kinds and reasons"
+    )
 
 
 def test_the_mutants_page_lists_the_catalogue() -> None:

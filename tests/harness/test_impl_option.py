@@ -104,7 +104,7 @@ def test_the_header_names_the_students_file_and_the_scratch_root_and_the_folder_
     assert run.returncode == 0, run.stdout + run.stderr
     [said] = [line for line in run.stdout.splitlines() if line.startswith("dedup-harness: under test ")]
     assert said.startswith(f"dedup-harness: under test --impl .: {source}, in the scratch root ")
-    assert said.endswith("(with the reference's doc, hashing and bloom); hypothesis profile dev")
+    assert said.endswith("(dedup.py yours; doc.py, hashing.py and bloom.py the course's); hypothesis profile dev")
     assert sorted(p.name for p in student.iterdir()) == ["dedup.py"]
 
 

@@ -61,10 +61,11 @@ def test_the_gradescope_bundle_and_a_weights_file_follow_grading() -> None:
         assert readme.index(phrase) > grading
 
 
-def test_a_student_installs_with_a_real_command() -> None:
+def test_a_student_installs_with_a_real_command_and_meets_the_chapters_four() -> None:
     readme = text()
-    student = readme[readme.index("## Check your own code") :]
-    assert "dedup-harness check" in student
+    student = readme[readme.index("## For a student") :]
+    for command in ("student-kit", "start", "tests", "check", "diff"):
+        assert f"dedup-harness {command}" in student, command
     assert "<" not in student.split("```sh")[1].split("```")[0], "the install command holds a placeholder"
 
 

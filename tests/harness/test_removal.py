@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import textwrap
@@ -196,3 +197,32 @@ class TestMeasuring:
     def test_printable_keeps_a_path_on_one_short_line(self) -> None:
         assert removal.printable(b"a\nb\xff") == "a\\nb\\xff"
         assert len(removal.printable("d/" * 10_000)) <= removal.SHOWN_CHARACTERS + 3
+
+
+class TestWithoutOPath:
+    """On macOS (no O_PATH) and where /proc is hidden, a locked folder still gets its owner's rights back, and a
+    symlink to a folder is never what is changed."""
+
+    def test_a_locked_folder_is_opened_up_and_removed(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch.setattr(tree_walk, "O_PATH", 0)
+        top = tmp_path / "top"
+        (top / "locked" / "inner").mkdir(parents=True)
+        (top / "locked" / "inner" / "f").write_text("x", encoding="utf-8")
+        (top / "locked").chmod(0o000)
+        assert removal.remove_tree(top).line() == ""
+        assert not top.exists()
+
+    def test_a_link_in_place_of_a_folder_is_refused_not_followed(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(tree_walk, "O_PATH", 0)
+        target = tmp_path / "target"
+        target.mkdir(mode=0o700)
+        (tmp_path / "link").symlink_to(target)
+        parent = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            with pytest.raises(NotADirectoryError):
+                tree_walk._give_owner_rights(parent, "link")
+        finally:
+            os.close(parent)
+        assert stat.S_IMODE(target.stat().st_mode) == 0o700

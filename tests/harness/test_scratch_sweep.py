@@ -98,3 +98,27 @@ def test_a_scratch_folder_goes_whatever_was_made_in_it(tmp_path: Path) -> None:
         odd_entries(Path(name), victim)
     assert not Path(name).exists()
     assert (victim / "keep.txt").read_text(encoding="utf-8") == "still here\n"
+
+
+class TestWithoutProc:
+    """Where /proc cannot be read (macOS, a /proc hidden behind a mount), an owner is alive while its pid is."""
+
+    def test_a_live_owners_scratch_stays_and_a_dead_ones_goes(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(scratch_dirs.procfs, "available", lambda: False)
+        monkeypatch.setattr(scratch_dirs, "start_ticks", lambda pid: None)
+        live = tmp_path / f"{scratch_dirs.PREFIX}run-{os.getppid()}.0-abcdefgh"
+        dead = tmp_path / f"{scratch_dirs.PREFIX}run-{DEAD}.0-abcdefgh"
+        live.mkdir()
+        dead.mkdir()
+        assert scratch_dirs.sweep(tmp_path) == [dead]
+        assert live.is_dir()
+
+    def test_a_name_written_where_proc_was_read_still_goes_when_its_owner_has(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(scratch_dirs.procfs, "available", lambda: False)
+        monkeypatch.setattr(scratch_dirs, "start_ticks", lambda pid: None)
+        assert scratch_dirs.is_dead(f"{scratch_dirs.PREFIX}run-{DEAD}.123-abcdefgh")
+        assert not scratch_dirs.is_dead(f"{scratch_dirs.PREFIX}run-{os.getppid()}.123-abcdefgh")

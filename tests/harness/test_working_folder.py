@@ -1,4 +1,5 @@
-"""verify, check and grade leave nothing in the folder they run in but the outputs asked for.
+"""verify, check, grade and the student's start, tests and diff leave nothing in the folder they run in but the
+outputs asked for.
 
 Each runs as a TA runs it: a fresh process started in an empty folder (a fork server started there
 once left Hypothesis's `.hypothesis/` behind). The suite run from an installed wheel is held to the
@@ -55,6 +56,14 @@ def test_check_leaves_only_the_students_file(tmp_path: Path) -> None:
     shutil.copyfile(SAMPLES / "correct_different.py", tmp_path / "dedup.py")
     run = run_in(tmp_path, "-m", "dedup_harness.cli", "check")
     assert run.returncode == 0, run.stdout + run.stderr
+    assert listing(tmp_path) == ["dedup.py"]
+
+
+def test_start_tests_and_diff_leave_only_the_stub(tmp_path: Path) -> None:
+    """``tests 5`` collects the installed suite in-process: no pytest cache, no Hypothesis folder is left."""
+    for argv in (["start"], ["tests"], ["tests", "5"], ["diff"]):
+        run = run_in(tmp_path, "-m", "dedup_harness.cli", *argv)
+        assert run.returncode == 0, (argv, run.stdout + run.stderr)
     assert listing(tmp_path) == ["dedup.py"]
 
 

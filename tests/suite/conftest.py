@@ -15,6 +15,7 @@ import pytest
 
 from dedup_harness.core import case_log
 from dedup_harness.core.checks import BY_NAME
+from dedup_harness.core.impl_under_test import UNDER_TEST_KEY
 from dedup_harness.core.judges import JUDGES, Subject, VerdictFailed
 from dedup_harness.core.memory_gauge import MEMORY_GAUGE_KEY, TracedMemory
 
@@ -34,7 +35,8 @@ def judge(request: pytest.FixtureRequest, impl: Any, tmp_path: Path) -> Judge:
     its isolated worker).
     """
     decide = JUDGES[BY_NAME[request.node.originalname].judged_as]
-    subject = Subject(impl, tmp_path, request.config.stash.get(MEMORY_GAUGE_KEY, TracedMemory))
+    gauge = request.config.stash.get(MEMORY_GAUGE_KEY, TracedMemory)
+    subject = Subject(impl, tmp_path, gauge, own_filter=own_filter(request.config))
 
     def judge(**inputs: Any) -> None:
         case_log.record(**inputs)
@@ -43,6 +45,12 @@ def judge(request: pytest.FixtureRequest, impl: Any, tmp_path: Path) -> Judge:
             raise VerdictFailed(verdict)
 
     return judge
+
+
+def own_filter(config: pytest.Config) -> bool:
+    """Is the filter under test its author's own ``corpus/bloom.py`` (check on a student's own modules, grade
+    --own-deps), not the course's? The --impl plugin knows which modules are whose."""
+    return "bloom" in config.stash[UNDER_TEST_KEY].own
 
 
 @pytest.fixture(scope="session")

@@ -24,8 +24,8 @@ TEXTS = [text for text, _ in SPLIT_CASES]
 
 @pytest.mark.parametrize("text", TEXTS, ids=[case_id(text) for text in TEXTS])
 def test_paragraph_split_rules(judge: Judge, text: str) -> None:
-    """Blank lines (empty, or spaces and tabs only) split; anything else on a line, even a lone CR, does not;
-    and the stage splits the same way (a later document holding only the last paragraph is dropped)."""
+    """Blank lines (empty, or spaces and tabs only) split; anything else on a line, even a lone CR, does not:
+    ``paragraphs(text)`` alone, as the contract names it (the stage's own split is judged by its output)."""
     judge(text=text)
 
 

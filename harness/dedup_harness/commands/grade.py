@@ -103,6 +103,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--worker-python", metavar="PATH", help="the worker's interpreter (default: one is found)")
     add_allow(parser, "copied, with what it requires, from this environment for every worker; the preflight imports it")
     parser.add_argument(
+        "--own-deps",
+        action="store_true",
+        help="grade each dedup.py with the student's own doc.py, hashing.py and bloom.py, where a corpus/ beside it "
+        "holds them (default: the course's: dedup.py is graded alone)",
+    )
+    parser.add_argument(
         "--unisolated",
         action="store_true",
         help="grade even where no tier isolates the worker (every report then says so first)",
@@ -135,7 +141,9 @@ def run(args: argparse.Namespace) -> int:
             if check.leaks and not args.unisolated:
                 return fail("grade", check.refusal(), HARNESS_ERROR)
             warning = unisolated_warning(check) if check.leaks else ""
-            options = GradingOptions(weights, diagnoser(), timeout=args.timeout, setup=setup, warning=warning)
+            options = GradingOptions(
+                weights, diagnoser(), timeout=args.timeout, setup=setup, warning=warning, own_deps=args.own_deps
+            )
             jobs = jobs_with_room(setup, min(args.jobs, max(len(chosen), 1)))
             with Progress("grade") as progress:
                 progress.phase("submissions", total=len(chosen))

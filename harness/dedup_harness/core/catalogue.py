@@ -36,8 +36,13 @@ class Mutant:
         return f"{self.id}: {self.pitfall}"
 
 
-def load_catalogue(mutants_dir: Path = MUTANTS_DIR, *, checks: tuple[str, ...] = CHECKS) -> list[Mutant]:
-    """Every catalogue entry, in file order; raises CatalogueError naming what is wrong."""
+def load_catalogue(
+    mutants_dir: Path = MUTANTS_DIR, *, checks: tuple[str, ...] = CHECKS, diffs: bool = True
+) -> list[Mutant]:
+    """Every catalogue entry, in file order; raises CatalogueError naming what is wrong.
+
+    ``diffs=False`` reads the words alone, for an install that holds no mutant's diff (the student kit).
+    """
     path = mutants_dir / CATALOGUE_NAME
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -48,7 +53,7 @@ def load_catalogue(mutants_dir: Path = MUTANTS_DIR, *, checks: tuple[str, ...] =
     entries = data.get("mutant")
     if not isinstance(entries, list) or not entries:
         raise CatalogueError(f"{path}: expected [[mutant]] entries")
-    mutants = [_entry(path, n, entry, mutants_dir, checks) for n, entry in enumerate(entries)]
+    mutants = [_entry(path, n, entry, mutants_dir, checks, diffs) for n, entry in enumerate(entries)]
     ids = [m.id for m in mutants]
     if len(set(ids)) != len(ids):
         raise CatalogueError(f"{path}: duplicate mutant ids in {ids}")
@@ -62,7 +67,7 @@ def load_mutant(mutant_id: str, mutants_dir: Path = MUTANTS_DIR) -> Mutant:
     raise CatalogueError(f"no mutant {mutant_id!r} in {mutants_dir / CATALOGUE_NAME}")
 
 
-def _entry(path: Path, n: int, entry: object, mutants_dir: Path, checks: tuple[str, ...]) -> Mutant:
+def _entry(path: Path, n: int, entry: object, mutants_dir: Path, checks: tuple[str, ...], diffs: bool) -> Mutant:
     if not isinstance(entry, dict):
         raise CatalogueError(f"{path}: entry {n} is not a table")
     where = f"{path}: mutant {entry.get('id', n)!r}"
@@ -77,7 +82,7 @@ def _entry(path: Path, n: int, entry: object, mutants_dir: Path, checks: tuple[s
     if unknown:
         raise CatalogueError(f"{where}: caught_by names unknown checks {unknown}")
     diff = mutants_dir / f"{entry['id']}.diff"
-    if not diff.is_file():
+    if diffs and not diff.is_file():
         raise CatalogueError(f"{where}: its diff {diff} is missing")
     return Mutant(
         id=entry["id"],

@@ -31,12 +31,14 @@ from typing import Any
 import pytest
 
 from dedup_harness.core import scratch_dirs
-from dedup_harness.core.impl_roots import TAKES, NotAnImplementation, UnderTest, under_test
+from dedup_harness.core.impl_roots import OWN_MODULES, TAKES, NotAnImplementation, UnderTest, under_test
 from dedup_harness.core.paths import DATA_ROOT, INSTALLED, TESTS_DIR
 
 PLUGIN = __name__  # also the name of its pytest11 entry point, so that loading it twice loads it once
 IMPL_OPTION = "--impl"
 IMPL_DEST = "impl_root"
+REF_DEPS_OPTION = "--ref-deps"  # a student's dedup.py runs beside the course's modules even where it has its own
+OWN_OPTION = "--own-module"  # a module of the root that is its author's own (the root grade or check built)
 IMPL_KEY = pytest.StashKey[Any]()
 UNDER_TEST_KEY = pytest.StashKey[UnderTest]()
 _OURS_KEY = pytest.StashKey[bool]()
@@ -50,6 +52,12 @@ def impl_args(root: Path | str) -> list[str]:
     return ["-p", PLUGIN, f"{IMPL_OPTION}={root}"]
 
 
+def own_args(own: Sequence[str]) -> list[str]:
+    """pytest's arguments that say which modules of the root under test (of ``impl_roots.OWN_MODULES``) are its
+    author's own: a submission's root that grade or check built with the student's modules."""
+    return [f"{OWN_OPTION}={name}" for name in own]
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.getgroup("dedup-harness").addoption(
         IMPL_OPTION,
@@ -57,6 +65,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help=f"what the dedup-harness suite runs against: {TAKES} (default: the reference)",
+    )
+    parser.getgroup("dedup-harness").addoption(
+        REF_DEPS_OPTION,
+        dest="ref_deps",
+        action="store_true",
+        help="a dedup.py runs beside the course's doc, hashing and bloom, even where a corpus/ beside it holds "
+        "its author's own",
+    )
+    parser.getgroup("dedup-harness").addoption(
+        OWN_OPTION,
+        dest="own_modules",
+        action="append",
+        default=[],
+        choices=OWN_MODULES,
+        help="a module of the implementation root that is its author's own, not the course's (repeatable)",
     )
 
 
@@ -98,7 +121,12 @@ def start(config: pytest.Config) -> UnderTest:
         return config.stash[UNDER_TEST_KEY]
     scratch = _Scratch(config)
     try:
-        found = under_test(config.getoption(IMPL_DEST), scratch.folder)
+        found = under_test(
+            config.getoption(IMPL_DEST),
+            scratch.folder,
+            ref_deps=config.getoption("ref_deps"),
+            own=tuple(config.getoption("own_modules")),
+        )
     except NotAnImplementation as exc:
         raise pytest.UsageError(f"{IMPL_OPTION} {exc}") from None
     config.stash[UNDER_TEST_KEY] = found

@@ -32,6 +32,10 @@ PLUGIN = __name__
 TEXT_LIMIT = 4000  # characters of an exception's text, and of Hypothesis's notes, kept per case
 VERDICT_LIMIT = 20_000  # characters of a verdict's expected and got, as JSON, kept per case (else cut)
 OUTCOMES_OPTION = "--outcomes-json"
+# Where a crash happened in the student's code ("dedup.py line 40, in _spool"), hung on the exception by
+# whoever knows it: the grader's rebuilt errors (grade/worker/wire.py keeps its own copy of the name, held
+# to this one by a test) and check's plugin from the traceback.
+SITE_ATTRIBUTE = "dedup_harness_site"
 CHECK_TIMEOUT_OPTION = "--check-timeout"
 
 
@@ -54,6 +58,7 @@ class CaseRecord:
     verdict: dict[str, Any] | None = None  # a judge's failing verdict: differences, expected, got (see ``as_data``)
     falsifying: str = ""  # the notes Hypothesis attaches: the shrunk example that fails
     seconds: float = 0.0  # how long the case's phase took (pytest's own measure): a timing field
+    site: str = ""  # where in the student's code it crashed (SITE_ATTRIBUTE), when it did
 
 
 def classify(excinfo: pytest.ExceptionInfo[BaseException] | None) -> Outcome:
@@ -93,6 +98,7 @@ def case_record(nodeid: str, call: pytest.CallInfo[None]) -> CaseRecord:
         verdict=as_data(error.verdict) if isinstance(error, VerdictFailed) else None,
         falsifying=notes[:TEXT_LIMIT],
         seconds=seconds,
+        site=crash_site(error),
     )
 
 
@@ -105,6 +111,12 @@ def as_data(verdict: Verdict) -> dict[str, Any]:
     except (TypeError, ValueError):  # a value JSON cannot hold: the differences still say what went wrong
         small = False
     return {"differences": list(verdict.differences), **(kept if small else {"expected": {}, "got": {}, "cut": True})}
+
+
+def crash_site(error: BaseException) -> str:
+    """Where ``error`` crashed in the student's code, as its finder said it (cut short); "" when none said."""
+    site = getattr(error, SITE_ATTRIBUTE, "")
+    return site[:200] if isinstance(site, str) else ""
 
 
 @dataclass(eq=False)  # pytest keeps plugins in sets: identity, not value, makes one

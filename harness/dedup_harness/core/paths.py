@@ -21,3 +21,9 @@ TESTS_DIR = DATA_ROOT / "tests"
 SUITE_DIR = TESTS_DIR / "suite"
 FIXTURE_DIR = DATA_ROOT / "fixtures" / "data.03"
 CANARY_SOURCE = MUTANTS_DIR / "canary_dedup.py"  # a wrong corpus.dedup: data, like the mutants' diffs
+REFERENCE_SOURCE = IMPL_ROOT / "corpus" / "dedup.py"  # the reference's stage: absent from the student kit
+DOCS_DIR = DATA_ROOT / "docs"  # the project's own account (in a checkout, and in the student kit)
+# In the data of a student kit (``dedup-harness student-kit``): what the kit is. Its presence is what
+# offers the student's commands only; the kit holds no reference stage, mutant or sample submission.
+KIT_MARK = "student-kit.txt"
+STUDENT_KIT = (DATA_ROOT / KIT_MARK).is_file()

@@ -47,6 +47,11 @@ def start_ticks(pid: int) -> int | None:
     return None if fields is None or fields[STATE] in ("Z", "X") else int(fields[START])
 
 
+def available() -> bool:
+    """Can this process read /proc at all? (Not on macOS, nor where a mount hides it.)"""
+    return (PROC / "self" / "stat").is_file()
+
+
 def pids() -> Iterator[int]:
     """Every process there is now."""
     with contextlib.suppress(OSError):

@@ -4,9 +4,12 @@ Everything temporary a run makes (a suite run's folder, grade's, verify's and mu
 folder dedup's spool lives in, a sandbox session, an output's part file) is named
 ``dedup-harness-<kind>-<pid>.<start>-...`` (a part file with a leading dot): the owner's pid and its
 start time in clock ticks since boot (``/proc/<pid>/stat``), so a pid the system has reused is not
-taken for the owner. A run killed outright (SIGKILL, a power cut) cannot clean up after itself;
-the next run of any command sweeps what such runs left in the temp folder (and dedup in its spool
-folder, an output in its own folder). Names without an owner are never touched.
+taken for the owner. Where /proc cannot be read (a student's macOS laptop runs ``check``), the start
+is 0 and an owner is alive while its pid is (``os.kill(pid, 0)``): a reused pid then keeps stale
+scratch a little longer, and live scratch is never swept. A run killed outright (SIGKILL, a power
+cut) cannot clean up after itself; the next run of any command sweeps what such runs left in the temp
+folder (and dedup in its spool folder, an output in its own folder). Names without an owner are
+never touched.
 
 Scratch a submission (or code under test) may have written into is removed with ``core.removal``,
 whatever shape it was given; what cannot be removed is one line on stderr, and the run carries on.
@@ -24,7 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
-from dedup_harness.core import removal
+from dedup_harness.core import procfs, removal
 from dedup_harness.core.procfs import start_ticks
 
 PREFIX = "dedup-harness-"
@@ -90,7 +93,20 @@ def is_dead(name: str, *, mine: bool = False) -> bool:
     if mine and pid == os.getpid():
         return True
     ticks = start_ticks(pid)
+    if ticks is None and not procfs.available():
+        return not _alive(pid)
     return ticks is None or (start != 0 and ticks != start)
+
+
+def _alive(pid: int) -> bool:
+    """Is there a process ``pid`` (asked of the kernel by a signal 0, on any POSIX system)?"""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's: alive
+        return True
+    return True
 
 
 def sweep(folder: Path, *, mine: bool = False) -> list[Path]:

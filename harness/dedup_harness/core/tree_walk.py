@@ -6,7 +6,10 @@ inode recorded on the way down, so a tree moved meanwhile stops the walk (``Move
 leading it elsewhere; a mount point (another device, or a mount /proc/self/mountinfo lists under
 the tree: a bind mount shares the device) is not entered. A folder its owner may not open gets its
 owner's rwx back first, through an O_PATH descriptor, so the chmod cannot land on a symlink's
-target; a walk that ``fix``es gives them back to every folder it enters (to remove what they hold).
+target (on Linux with /proc; macOS and the BSDs change the name itself without following a link; with
+/proc hidden the folder is checked to be no link first); a walk that ``fix``es gives them back to
+every folder it enters (to remove what they hold). Nothing here needs Linux: ``check`` removes its
+scratch with it on a student's macOS laptop too.
 The depth costs memory for one name per level, never recursion, never a long path.
 ``core.removal`` says why it matters.
 """
@@ -21,7 +24,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-HANDLE = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+O_PATH = getattr(os, "O_PATH", 0)  # Linux only
+HANDLE = O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 OWNER_ALL = stat.S_IRWXU
 
 PathLike = str | os.PathLike[str]
@@ -50,13 +54,28 @@ def _open_folder(parent: int, name: str) -> int:
     try:
         return os.open(name, FOLDER, dir_fd=parent)
     except PermissionError:
+        _give_owner_rights(parent, name)
+        return os.open(name, FOLDER, dir_fd=parent)
+
+
+def _give_owner_rights(parent: int, name: str) -> None:
+    """Folder ``name`` of ``parent`` gets its owner's rwx back, never a symlink's target."""
+    if O_PATH and os.path.isdir("/proc/self/fd"):
         handle = os.open(name, HANDLE, dir_fd=parent)  # needs no permission on the folder itself
         try:
             # The descriptor's /proc link is the folder itself: chmod cannot be led to a symlink's target.
             os.chmod(f"/proc/self/fd/{handle}", stat.S_IMODE(os.fstat(handle).st_mode) | OWNER_ALL)
         finally:
             os.close(handle)
-        return os.open(name, FOLDER, dir_fd=parent)
+        return
+    info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    if not stat.S_ISDIR(info.st_mode):
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", name)
+    mode = stat.S_IMODE(info.st_mode) | OWNER_ALL
+    if os.chmod in os.supports_follow_symlinks:  # macOS, the BSDs: the name itself, never what a link names
+        os.chmod(name, mode, dir_fd=parent, follow_symlinks=False)
+    else:  # Linux with /proc hidden: the folder just seen to be no link (only a race could swap it)
+        os.chmod(name, mode, dir_fd=parent)
 
 
 def _mount_roots(top: str) -> frozenset[tuple[int, int]]:

@@ -37,13 +37,25 @@ def gather(dependencies: tuple[str, ...], python: str, source: Path, into: Path)
     command += ["--python-version", python, "--implementation", "cp", "--abi", abi, "--abi", "abi3", "--abi", "none"]
     command += [part for platform in PLATFORMS for part in ("--platform", platform)]
     _pip([*command, "--dest", str(into), *dependencies], f"download the wheels of {len(dependencies)} releases")
-    # The build backend, when it is installed here, builds the harness's wheel offline; else pip fetches it.
-    offline = ["--no-build-isolation"] if importlib.util.find_spec("hatchling") else []
-    build = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", *offline, "-w", str(into), str(source)]
-    _pip(build, "build the harness's wheel")
+    build_wheel(source, into)
     missing = set(canonicalize_name(d.split("==")[0]) for d in dependencies) - {_name(w) for w in into.glob("*.whl")}
     if missing:
         raise WheelsError(f"no wheel for {', '.join(sorted(missing))} (CPython {python}, {PLATFORMS[0]})")
+
+
+def build_wheel(source: Path, into: Path) -> Path:
+    """The wheel of the source tree ``source``, built into ``into``; its path.
+
+    The build backend, when it is installed here, builds it offline; else pip fetches the backend.
+    """
+    before = set(into.glob("*.whl"))
+    offline = ["--no-build-isolation"] if importlib.util.find_spec("hatchling") else []
+    build = [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", *offline, "-w", str(into), str(source)]
+    _pip(build, "build the harness's wheel")
+    made = sorted(set(into.glob("*.whl")) - before)
+    if len(made) != 1:
+        raise WheelsError(f"building {source.name} left {len(made)} new wheels in {into}, not one")
+    return made[0]
 
 
 def lock(wheels: Path) -> str:

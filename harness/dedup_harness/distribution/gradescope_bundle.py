@@ -20,59 +20,26 @@ are sorted, with fixed timestamps.
 from __future__ import annotations
 
 import json
-import shutil
 import stat
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from dedup_harness import __version__
 from dedup_harness.core import scratch_dirs
-from dedup_harness.core.paths import DATA_FOLDERS, DATA_ROOT, PACKAGE_DIR
-from dedup_harness.core.provenance import provenance, runtime_requirements
-from dedup_harness.distribution import bundle_wheels
+from dedup_harness.core.provenance import provenance
+from dedup_harness.distribution import bundle_wheels, source_tree
 from dedup_harness.grade.sandbox.packages import gathered, release
 
 SOURCE = "dedup-harness"  # the harness's source tree, staged to build its wheel
 WHEELS = "wheels"  # the folder in the zip holding every wheel setup.sh installs
 STAMP = (1980, 1, 1, 0, 0, 0)
-SKIP = {"__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cache"}
 
 SCRIPTS = Path(__file__).with_name("gradescope_scripts")  # setup.sh and run_autograder, as shipped
 ALLOWED = "allowed.txt"  # the packages submissions may import, one a line (read by both scripts)
-
-
-def pyproject() -> str:
-    """The bundled source tree's build file: the same name, version, dependencies and script."""
-    dependencies = ", ".join(f'"{d}"' for d in runtime_requirements())
-    return (
-        '[build-system]\nrequires = ["hatchling>=1.21"]\nbuild-backend = "hatchling.build"\n\n'
-        f'[project]\nname = "dedup-harness"\nversion = "{__version__}"\nrequires-python = ">=3.11"\n'
-        f"dependencies = [{dependencies}]\n\n"
-        '[project.scripts]\ndedup-harness = "dedup_harness.cli:main"\n\n'
-        '[tool.hatch.build.targets.wheel]\npackages = ["dedup_harness"]\n'
-    )
-
-
-def package_files() -> Iterator[tuple[str, Path]]:
-    """(path in the source tree, file on disk) for the package in its installed layout."""
-    for path in _files(PACKAGE_DIR):
-        relative = path.relative_to(PACKAGE_DIR)
-        if relative.parts[0] != "_data":
-            yield f"dedup_harness/{relative.as_posix()}", path
-    for folder in DATA_FOLDERS:
-        for path in _files(DATA_ROOT / folder):
-            yield f"dedup_harness/_data/{folder}/{path.relative_to(DATA_ROOT / folder).as_posix()}", path
-
-
-def _files(folder: Path) -> Iterator[Path]:
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and not SKIP.intersection(path.relative_to(folder).parts) and path.suffix != ".pyc":
-            yield path
 
 
 def python_now() -> str:
@@ -108,13 +75,8 @@ def build(out: Path, *, weights: Path | None = None, python: str | None = None, 
 
 def stage_source(folder: Path) -> None:
     """The harness's source tree in its installed layout, with a build file: what its wheel is built from."""
-    folder.mkdir(parents=True)
-    (folder / "pyproject.toml").write_text(pyproject(), encoding="utf-8")
-    (folder / "README.md").write_text("The dedup-harness grader, bundled for Gradescope.\n", encoding="utf-8")
-    for name, path in package_files():
-        target = folder / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, target)
+    readme = "The dedup-harness grader, bundled for Gradescope.\n"
+    source_tree.stage_source(folder, source_tree.package_files(), readme=readme, plugin=False)
 
 
 def _provenance_json(version: str, python: str, dependencies: tuple[str, ...], digest: str) -> bytes:

@@ -128,7 +128,10 @@ def _plain(case: Mapping[str, Any]) -> str:
         words, alike = scrub(str(case.get("message", ""))).strip() or "an assertion failed", []
     else:
         crash = crash_words(case)
-        return _truncate(f"{CRASHED}{crash}", MESSAGE_LIMIT) if crash else "it crashed without a message."
+        if not crash:
+            return "it crashed without a message."
+        site = at_site(crash, str(case.get("site", "")))  # kept whole however long the message
+        return _truncate(f"{CRASHED}{crash}", MESSAGE_LIMIT - len(site)) + site
     words = _truncate(_one_line(words), MESSAGE_LIMIT)
     return f"{words} ({'; '.join(alike)})" if alike else words
 
@@ -139,6 +142,12 @@ def crash_words(case: Mapping[str, Any]) -> str:
     if not error and not message:
         return ""
     return _one_line(f"{error}: {message}" if message else error)
+
+
+def at_site(message: str, site: str) -> str:
+    """Where in the student's code a case crashed, " (at dedup.py line 40, in _spool)", unless the message says it
+    already (the grader's rebuilt errors carry it in their text); "" when nobody knows."""
+    return f" (at {site})" if site and f"(at {site})" not in message else ""
 
 
 def _one_line(text: str) -> str:

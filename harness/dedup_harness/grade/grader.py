@@ -19,6 +19,7 @@ from typing import Any
 
 from dedup_harness.core import scratch_dirs
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.impl_under_test import own_args
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import SuiteResult, run_suite
@@ -39,9 +40,10 @@ OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
 # set order, and the same submission must get the same words every time.
 STEADY_ENV = {"PYTHONHASHSEED": "0"}
 PER_RUN = ("uid",)  # protections that differ on every run (the worker's uid follows the grader's pid)
-# Attempts by where they come from: the kernel's refusals ("the kernel refused ...", seen by the grader)
-# and the worker's audit hook's notes, marked as its word (a note can say anything the submission likes).
-ATTEMPT_SOURCES = {"refused": "", "attempt": "worker's hook: "}
+# Attempts by where they come from: the kernel's refusals ("the kernel refused ...", seen by the grader),
+# the worker's audit hook's notes, marked as its word (a note can say anything the submission likes), and
+# what check's own hook noticed in-process that grade would refuse (the report's heading says so).
+ATTEMPT_SOURCES = {"refused": "", "attempt": "worker's hook: ", "noticed": ""}
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,9 @@ class GradingOptions:
     check_timeout: float = 60.0  # seconds per case
     setup: WorkerSetup | None = None  # the tier and interpreter the preflight checked (None: each run probes)
     warning: str = ""  # the run grades without isolation (--unisolated): every report says this first
+    # The student's own doc, hashing and bloom, where a corpus/ beside their dedup.py holds them, in place of
+    # the course's (grade --own-deps; check unless --ref-deps). The course's are graded otherwise.
+    own_deps: bool = False
 
 
 def grade(
@@ -76,7 +81,7 @@ def grade(
     label = name if name is not None else str(path)
     with scratch_dirs.Scratch("grade") as scratch:  # ``check`` runs the student's code in it
         try:
-            submission = prepare(path, Path(scratch))
+            submission = prepare(path, Path(scratch), own_deps=options.own_deps)
         except SubmissionError as exc:  # nothing to run: a verdict of zero, with the reason
             report = unrunnable(label, options, [str(exc)], why=exc.cause)
         else:
@@ -90,7 +95,7 @@ def grade(
                 profile="grading",
                 timeout=options.timeout,
                 check_timeout=options.check_timeout,
-                extra_args=[*plugins, *minimize_plugin.plugin_args(minimal)],
+                extra_args=[*own_args(submission.own), *plugins, *minimize_plugin.plugin_args(minimal)],
                 env=STEADY_ENV,
                 fork=fork,
                 # The trusted process imports the suite and the reference, never the submission: caching
@@ -101,6 +106,7 @@ def grade(
             cases, matches = read_minimal_cases(minimal)
             data = {**data, "minimal_cases": cases, "matches": matches}
             report = from_sidecar(label, result, options, data, submission.problems)
+            report.own_modules, report.unused_modules = list(submission.own), list(submission.unused)
     report.seconds = round(time.monotonic() - started, 3)
     return report
 

@@ -3,7 +3,9 @@
 ``prepare(path, scratch_dir)`` takes a ``dedup.py`` or a folder holding one (directly, or in the one
 subfolder that does: a student who zipped their project folder) and builds
 ``scratch_dir/root``: a copy of the reference root with the student's ``dedup.py`` in place of the
-reference's. A submission that cannot be graded at all (no such path, no dedup.py, too big, not
+reference's; with ``own_deps``, their own ``doc.py``, ``hashing.py`` and ``bloom.py`` too, where a
+``corpus/`` beside their ``dedup.py`` holds them (``core/impl_roots.py``), each read as the
+``dedup.py`` is. A submission that cannot be graded at all (no such path, no dedup.py, too big, not
 UTF-8, a symbolic link) raises ``SubmissionError`` with a plain message. A file that does not compile
 is still prepared: its problem is listed, and every check then fails on the import. So is one that
 imports a module the course does not allow (``import_problems``; the rule: ``worker/imports.py``).
@@ -15,7 +17,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dedup_harness.core.impl_roots import reference_without_dedup
+from dedup_harness.core.impl_roots import own_modules, reference_without_dedup
 from dedup_harness.grade.worker import imports
 
 MAX_BYTES = 1 << 20
@@ -42,6 +44,8 @@ class Submission:
     source: Path  # the dedup.py as given
     root: Path  # the scratch implementation root: corpus/ with the student's dedup.py
     problems: list[Problem] = field(default_factory=list)
+    own: tuple[str, ...] = ()  # the student's own modules in the root (of impl_roots.OWN_MODULES)
+    unused: tuple[str, ...] = ()  # their own modules found beside it and left out (the course's are graded)
 
 
 def find_dedup(path: Path) -> Path:
@@ -83,28 +87,33 @@ def read_source(path: Path) -> str:
         raise SubmissionError(f"{path}: not UTF-8 text (byte {error.start} is {data[error.start]:#04x})") from None
 
 
-def prepare(path: Path, scratch_dir: Path) -> Submission:
-    """The submission's scratch root, and the problems a compile finds."""
+def prepare(path: Path, scratch_dir: Path, *, own_deps: bool = False) -> Submission:
+    """The submission's scratch root (with the student's own modules when ``own_deps``), and the problems a
+    compile finds."""
     source_path = find_dedup(Path(path))
     source = read_source(source_path)
-    root = reference_without_dedup(Path(scratch_dir))
+    found = own_modules(source_path)
+    own = {name: read_source(found[name]) for name in found} if own_deps else {}
+    root = reference_without_dedup(Path(scratch_dir), own)
     (root / "corpus" / "dedup.py").write_text(source, encoding="utf-8")
-    return Submission(source_path, root, compile_problems(source))
+    problems = compile_problems(source) + [
+        p for name, text in own.items() for p in compile_problems(text, f"{name}.py")
+    ]
+    unused = tuple(name for name in found if name not in own)
+    return Submission(source_path, root, problems, tuple(own), unused)
 
 
-def compile_problems(source: str) -> list[Problem]:
+def compile_problems(source: str, name: str = "dedup.py") -> list[Problem]:
     try:
-        compile(source, "dedup.py", "exec", dont_inherit=True)
+        compile(source, name, "exec", dont_inherit=True)
     except SyntaxError as error:
         line = (error.text or "").strip()
         shown = f": {line[:120]}" if line else ""
         return [
-            Problem(
-                "syntax", f"dedup.py line {error.lineno}: {error.msg}{shown}", f"syntax error (line {error.lineno})"
-            )
+            Problem("syntax", f"{name} line {error.lineno}: {error.msg}{shown}", f"syntax error (line {error.lineno})")
         ]
     except ValueError as error:  # e.g. a null byte in the source
-        return [Problem("syntax", f"dedup.py cannot be compiled: {error}", "a source Python cannot compile")]
+        return [Problem("syntax", f"{name} cannot be compiled: {error}", "a source Python cannot compile")]
     return []
 
 

@@ -65,7 +65,7 @@ class Expected:
     @cached_property
     def screen(self) -> dict[str, int]:
         """candidates and false_positives: the course's filter asked about every digest in input order."""
-        bloom = reference.reference_stage().BloomFilter(len(self.paragraphs), self.rate)
+        bloom = reference.course_module("bloom").BloomFilter(len(self.paragraphs), self.rate)
         candidates: set[bytes] = set()
         for paragraph in self.paragraphs:
             digest = hashlib.sha256(paragraph.encode("utf-8")).digest()

@@ -15,7 +15,7 @@ def run_stage(
 
     It gets its own copy of every document's meta, so a stage that changes a meta in place changes
     nothing the oracle or a later run sees. The grader's proxy reads a remote output to the end in a
-    few round trips instead of one per document (``read_all``, grade/remote_output.py); any other
+    few round trips instead of one per document (``read_all``, ``RemoteOutput`` in grade/client/proxy.py); any other
     output is read as ``list()`` reads it.
     """
     stats: dict[str, Any] = {}

@@ -1,7 +1,8 @@
 """Which mutants behave like the submission on its own minimal failing inputs: the evidence a pitfall needs.
 
-A kill set says two programs fail the same checks, not that they share a bug: a paragraph split that
-keeps its line breaks loses exactly the checks s01 (keep the last occurrence) loses. So after the
+A kill set says two programs fail the same checks, not that they share a bug: a stage that drops every
+copy of a paragraph repeated inside a document, the first too, loses exactly the checks s02 (repeats
+compared only across documents) loses. So after the
 failing cases are shrunk, each mutant runs on the very inputs the submission failed, judged by the
 same judges, and the grader names a pitfall only where the mutant fails there too, agreeing with the
 submission in what the check found wrong in the submission's answer (the output, where the output
@@ -28,6 +29,7 @@ from dedup_harness.core.checks import BY_NAME
 from dedup_harness.core.judges import JUDGES, Subject
 from dedup_harness.core.kill_matrix import load_kill_sets
 from dedup_harness.core.mutant_roots import DiffDoesNotApply, mutant_root
+from dedup_harness.core.paths import REFERENCE_SOURCE
 
 Observation = tuple[str, Any]  # ("fails", what came back), ("passes", ...), or ("raises", the error's type)
 
@@ -81,8 +83,8 @@ def observe(subject: Subject, check: str, inputs: dict[str, Any]) -> Observation
 def matched_checks(cases: Sequence[FailedCase], scratch: Path) -> dict[str, list[str]]:
     """For each mutant, the checks on whose minimal input it answers as the submission did and the reference
     did not. A mutant that matches every case behaves like the submission on these inputs."""
-    if not cases:
-        return {}
+    if not cases or not REFERENCE_SOURCE.is_file():
+        return {}  # the student kit holds neither the reference nor a mutant: there is nothing to ask
     scratch.mkdir(parents=True, exist_ok=True)
     trusted = Subject(reference.reference_stage(), scratch)
     shrunk = [case for case in cases if case.inputs is not None]

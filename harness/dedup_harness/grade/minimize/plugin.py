@@ -23,10 +23,11 @@ from typing import Any
 
 import pytest
 
-from dedup_harness.core import case_log, reference
+from dedup_harness.core import case_log
 from dedup_harness.core.checks import BY_NAME, CHECKS
 from dedup_harness.core.impl_under_test import IMPL_KEY
 from dedup_harness.core.judges import JUDGES, Subject, VerdictFailed
+from dedup_harness.core.judges.trusted_stage import TrustedStage
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.outcome_recorder import classify
 from dedup_harness.core.scratch_dirs import Scratch
@@ -122,7 +123,7 @@ def minimize(subject: Subject, name: str, recorded: list[dict[str, Any]], budget
     the smallest recorded input that fails when judged again; None when none does."""
     judge = JUDGES[BY_NAME[name].judged_as]
     statistical = BY_NAME[name].judged_as == "budget"
-    reference_subject = Subject(reference.reference_stage(), subject.scratch)
+    trusted_subject = Subject(TrustedStage(), subject.scratch)  # the course's own filter, in the kit too
     stops: list[str] = []
 
     def fails(candidate: dict[str, Any]) -> bool:
@@ -132,8 +133,8 @@ def minimize(subject: Subject, name: str, recorded: list[dict[str, Any]], budget
             if not judge(subject, candidate).failing:
                 return False
             # Where the expected answer is not the oracle's but a promise (the false-positive budget),
-            # an input the reference fails too would blame the submission for luck.
-            return not (statistical and judge(reference_subject, candidate).failing)
+            # an input the course's own filter fails too would blame the submission for luck.
+            return not (statistical and judge(trusted_subject, candidate).failing)
         except Exception:
             return False  # a crash on a smaller input is another failure than the one this check saw
         except KeyboardInterrupt:

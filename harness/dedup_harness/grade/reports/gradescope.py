@@ -13,7 +13,7 @@ from typing import Any
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.reports import harmless
-from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source
+from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, modules_line
 from dedup_harness.grade.scoring import points_number, points_text
 
 VISIBLE = "visible"
@@ -59,7 +59,7 @@ def overview(report: GradeReport) -> str:
                 graded_by(),
             ]
         )
-    lines = [*first, f"Score: {points_text(report.score)} / {points_text(report.max_score)}."]
+    lines = [*first, f"Score: {points_text(report.score)} / {points_text(report.max_score)}.", modules_line(report)]
     if report.problems:
         lines += ["", "Problems found before the checks ran:", *(f"- {harmless.line(p)}" for p in report.problems)]
     if report.unjudged:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from dedup_harness.core.impl_roots import OWN_MODULES, THE_COURSES, YOURS
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.reports import harmless
@@ -23,6 +24,11 @@ SCHEMA_ID = "dedup-harness/grade/1"
 SCHEMA_PATH = Path(__file__).with_name("grade.schema.json")
 
 
+def modules(report: GradeReport) -> dict[str, str]:
+    """Whose each module of ``corpus`` was: the student's dedup.py, and their own earlier modules or the course's."""
+    return {"dedup": YOURS, **{name: YOURS if name in report.own_modules else THE_COURSES for name in OWN_MODULES}}
+
+
 def report_dict(report: GradeReport) -> dict[str, Any]:
     return {
         "submission": report.submission,
@@ -30,6 +36,7 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
         "score": points_number(report.score),
         "max_score": points_number(report.max_score),
         "problems": list(report.problems),
+        "modules": modules(report),
         "harness_error": report.harness_error,
         "unjudged": report.unjudged,
         "why_zero": report.why_zero,

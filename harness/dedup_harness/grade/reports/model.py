@@ -12,6 +12,7 @@ from enum import StrEnum
 from fractions import Fraction
 from typing import Any
 
+from dedup_harness.core.impl_roots import modules_words
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.diagnosis import Diagnosis
 from dedup_harness.grade.feedback import CheckFeedback
@@ -55,6 +56,10 @@ class GradeReport:
     student_output: str = ""
     harness_error: str = ""
     seconds: float = 0.0  # a timing field: the only thing that may differ between two gradings
+    # Which of the course's earlier modules (doc, hashing, bloom) ran as the student's own, beside their
+    # dedup.py (the course's otherwise); and their own that lay beside it but were left out.
+    own_modules: list[str] = field(default_factory=list)
+    unused_modules: list[str] = field(default_factory=list)
 
     def lost(self) -> frozenset[str]:
         return frozenset(check.name for check in self.checks if check.outcome is not Outcome.PASSED)
@@ -73,10 +78,25 @@ ATTEMPTS_FROM_THE_HOOK = (
 )
 
 
+ATTEMPTS_NOTICED_BY_CHECK = (
+    "what grade refuses, as `dedup-harness check` noticed your code do it here: each check it happened in scores "
+    "as it would in grade"
+)
+
+
 def attempts_source(report: GradeReport) -> str:
     """Where the report's attempts come from, in words their heading carries."""
-    kernel = report.protections.get("attempts_from") == "kernel"
-    return ATTEMPTS_SEEN_BY_THE_KERNEL if kernel else ATTEMPTS_FROM_THE_HOOK
+    source = report.protections.get("attempts_from")
+    if source == "check":
+        return ATTEMPTS_NOTICED_BY_CHECK
+    return ATTEMPTS_SEEN_BY_THE_KERNEL if source == "kernel" else ATTEMPTS_FROM_THE_HOOK
+
+
+def modules_line(report: GradeReport) -> str:
+    """Which modules came from where, as a report says first: "modules: dedup.py yours; doc.py, ... the course's"."""
+    unused = [f"corpus/{name}.py" for name in report.unused_modules]
+    left_out = f" (yours beside it, not used: {', '.join(unused)})" if unused else ""
+    return f"modules: {modules_words(report.own_modules)}{left_out}"
 
 
 def batch_warning(reports: Sequence[GradeReport]) -> str:

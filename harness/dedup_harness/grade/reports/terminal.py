@@ -23,7 +23,7 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.minimize.text import case_text, repeats
 from dedup_harness.grade.reports import harmless, words
 from dedup_harness.grade.reports.class_view import Group, class_view
-from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, batch_warning
+from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, batch_warning, modules_line
 from dedup_harness.grade.scoring import out_of, points_text
 
 WARNING_STYLE = "bold white on red"
@@ -53,6 +53,7 @@ def print_report(
     """One submission's report. ``show_protections``: the tier and each protection in force, for staff; a
     student's own run (``check``) has none to show."""
     print_warning(console, report.warning)
+    say(console, modules_line(report), "dim")
     score = f"{points_text(report.score)} / {points_text(report.max_score)}"
     say(console, f"{harmless.line(report.submission)}: {score}", "bold")
     if report.status is Status.HARNESS_ERROR:

@@ -39,7 +39,8 @@ PROCESS_LOCKS = "multiprocessing.synchronize"
 
 
 class Note(NamedTuple):
-    """What the hook says of one event: its words, whether it is refused, and the rule it met."""
+    """What the hook says of one event: its words, whether it is refused, and the rule it met (``check`` reads
+    the same rules to tell a student what grade would refuse)."""
 
     text: str
     refused: bool = False

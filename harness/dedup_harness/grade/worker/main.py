@@ -118,11 +118,24 @@ class Worker:
                 self.mirrors.pop(key, None)
             self.drop = []
 
-    def describe(self, error: BaseException) -> dict[str, str]:
+    def describe(self, error: BaseException) -> dict[str, Any]:
         error = imports.in_course_words(error, self.packages)
         frames = traceback.extract_tb(error.__traceback__)
         where = [f"{Path(f.filename).name}:{f.lineno} in {f.name}" for f in frames if not _ours(f.filename)]
-        return described(error, " < ".join(reversed(where[-3:])))
+        return described(error, " < ".join(reversed(where[-3:])), self.site(error))
+
+    def site(self, error: BaseException) -> list[Any] | None:
+        """The innermost frame of the student's dedup.py in ``error``'s traceback: [file name, line, function]
+        (a course module it called, or the standard library, is never the student's line)."""
+        theirs = os.path.realpath(os.path.join(self.root, "corpus", "dedup.py"))
+        found = None
+        tb = error.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            if os.path.realpath(code.co_filename) == theirs:
+                found = [os.path.basename(code.co_filename), tb.tb_lineno, code.co_qualname]
+            tb = tb.tb_next
+        return found
 
     def guarded(self, request: int, action: Callable[[], dict[str, Any]], output: int | None = None) -> None:
         """Run one piece of the submission and reply with what it made or what went wrong."""

@@ -29,6 +29,15 @@ INPUT, OUTPUT, MIRROR = "input", "output", "mirror"  # the handles
 DOC_FIELDS = ("id", "text", "meta")
 DOC_TEXT = DOC_FIELDS[1]
 ERROR_FIELDS = ("type", "origin", "message", "where")
+# An error's crash site, beside those fields: [file name, line, function] of the innermost frame in the
+# submission's own files. The grader takes it only in that shape (``crash_site``) and hangs it on the
+# rebuilt exception under SITE_ATTRIBUTE, whence the outcome recorder reads it (core/outcome_recorder.py
+# keeps its own copy of the name: this package imports nothing of the harness).
+SITE = "site"
+SITE_ATTRIBUTE = "dedup_harness_site"
+SITE_FILE_NAME = 64  # characters of a crash site's file name, at most
+SITE_FUNCTION = 120  # characters of its function's dotted name, at most
+CODE_NAMES = ("<module>", "<lambda>", "<genexpr>", "<listcomp>", "<dictcomp>", "<setcomp>", "<locals>")
 SEQUENCES: dict[str, Callable[[Any], Any]] = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}
 # The module surface the worker reports after importing a submission.
 NAMES = ("STATS_KEYS", "paragraphs", "paragraph_hash", "bloom_rate", "exact_dedup")
@@ -177,10 +186,29 @@ def mapped_type(name: object) -> type[BaseException]:
     return getattr(builtins, name) if isinstance(name, str) and name in MAPPED else RuntimeError
 
 
-def described(error: BaseException, where: str = "") -> dict[str, str]:
-    """An exception as it crosses: its MAPPED type, its own class, its message, and where it was raised."""
+def described(error: BaseException, where: str = "", site: list[Any] | None = None) -> dict[str, Any]:
+    """An exception as it crosses: its MAPPED type, its own class, its message, and where it was raised (``site``:
+    the innermost frame in the submission's files, as [file name, line, function])."""
     text = repr(error.args[0]) if isinstance(error, KeyError) and error.args else str(error)
-    return dict(zip(ERROR_FIELDS, (mapped_name(error), type(error).__qualname__, text[:MAX_TEXT], where), strict=True))
+    fields = (mapped_name(error), type(error).__qualname__, text[:MAX_TEXT], where)
+    return {**dict(zip(ERROR_FIELDS, fields, strict=True)), **({SITE: site} if site else {})}
+
+
+def crash_site(value: Any) -> str:
+    """A crash site that crossed ([file name, line, function]) in words, "dedup.py line 40, in _spool"; "" when it
+    is anything else. The submission controls it: only a short file name ending .py, a whole line number and a
+    dotted name of identifiers pass, so the words hold nothing but what they claim to."""
+    if type(value) is not list or len(value) != 3:
+        return ""
+    name, line, function = value
+    if not (type(name) is str and 3 < len(name) <= SITE_FILE_NAME and name.endswith(".py") and "/" not in name):
+        return ""
+    if not (name[:-3].replace("-", "_").isidentifier() and type(line) is int and 0 < line < 10**7):
+        return ""
+    parts = function.split(".") if type(function) is str and len(function) <= SITE_FUNCTION else [""]
+    if not all(part.isidentifier() or part in CODE_NAMES for part in parts):
+        return ""
+    return f"{name} line {line}, in {function}"
 
 
 def rebuilt(error: Any) -> BaseException:
@@ -190,6 +218,10 @@ def rebuilt(error: Any) -> BaseException:
     kind, origin, message, where = (error.get(name, "") for name in ERROR_FIELDS)
     exception_type = mapped_type(kind)
     text = str(message) if str(origin) == exception_type.__name__ else f"{origin}: {message}"
-    if str(where):
-        text += f" (at {where})"
-    return exception_type(text) if exception_type is not KeyError else KeyError(str(message))
+    site = crash_site(error.get(SITE))
+    if site or str(where):  # the student's line where there is one; else the frames the worker saw
+        text += f" (at {site or where})"
+    rebuilt_error = exception_type(text) if exception_type is not KeyError else KeyError(str(message))
+    if site:
+        setattr(rebuilt_error, SITE_ATTRIBUTE, site)
+    return rebuilt_error

@@ -2,7 +2,8 @@
 
 It keeps the first occurrence of every paragraph, as it should; but "The cat sat.\n" at the end of one
 paragraph and "The cat sat." at the end of a text are two paragraphs to it, and every line-break
-character Python knows (\v, \f, \u2028...) splits a line. It fails the checks keep-the-last fails.
+character Python knows (\v, \f, \u2028...) splits a line. It fails the checks keep-the-last fails, and the
+split check besides, which puts paragraphs() to the test alone.
 """
 
 from __future__ import annotations

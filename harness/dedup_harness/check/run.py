@@ -1,0 +1,91 @@
+"""``check``'s run: a student's own code through grade's grader, in-process, and the grade it predicts.
+
+It grades as ``grade`` does (``grade.grader.grade`` with ``in_process``: the same checks, scores,
+minimal cases and words), with the student's own earlier modules where they have them (unless
+``ref_deps``), and reads what the plugin noticed that grade would refuse (``plugin.py``). Each is a
+field, never words read back: a check in which the student's code did what grade refuses has ended
+as grade's refusal does already; an import grade refuses zeroes every check, as grade's refusal of
+the import does; and the exit status is 0 only when grade would give full marks.
+
+Pitfall names ("fails like s04") need the mutants: the staff install has them and names pitfalls as
+grade does; the student kit holds none, and says that grade names them (docs/check.md says why it
+does not guess from data instead).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from dedup_harness.check.noticed import Noticed
+from dedup_harness.check.plugin import plugin_args
+from dedup_harness.core import scratch_dirs
+from dedup_harness.core.paths import REFERENCE_SOURCE
+from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
+from dedup_harness.grade.grader import GradingOptions, grade
+from dedup_harness.grade.reports.model import GradeReport, Status
+from dedup_harness.grade.scoring import ZERO, equal_weights
+
+NO_PITFALL_NAMES = (
+    "pitfalls: grade names the known mistake your failures show, where its evidence proves one; this kit holds "
+    "no mutant to compare with, so check does not guess (the minimal cases above say what differs)"
+)
+
+
+@dataclass
+class Checked:
+    """What check found: the report (as grade would give it), what grade would refuse, whether pitfalls are named."""
+
+    report: GradeReport
+    noticed: list[Noticed]
+    refused_imports: list[str]
+    names_pitfalls: bool
+
+    def exit_status(self) -> int:
+        """0 only when grade would give full marks; 1 otherwise; 2 when the harness could not check."""
+        if self.report.status is Status.HARNESS_ERROR:
+            return 2
+        full = self.report.score == self.report.max_score
+        return 0 if full and not self.noticed and not self.refused_imports else 1
+
+
+def can_name_pitfalls() -> bool:
+    """Does this install hold the mutants that naming a pitfall needs (the staff install; never the kit)?"""
+    return REFERENCE_SOURCE.is_file()
+
+
+def diagnoser() -> Diagnoser:
+    """The committed kill sets and the catalogue's words, where the mutants are installed; none otherwise."""
+    if not can_name_pitfalls():
+        return no_diagnoser()
+    try:
+        return load_diagnoser()
+    except (OSError, ValueError, KeyError):
+        return no_diagnoser()
+
+
+def check_submission(path: Path, *, allowed: Sequence[str] = (), ref_deps: bool = False) -> Checked:
+    """Grade ``path`` in this process as grade would, with the student's own modules unless ``ref_deps``."""
+    with scratch_dirs.Scratch("check") as scratch:
+        noticed_file = Path(scratch) / "noticed.json"
+        own = functools.partial(plugin_args, allowed=allowed, noticed_file=noticed_file)
+        options = GradingOptions(equal_weights(), diagnoser(), own_deps=not ref_deps)
+        report = grade(path, options, name=str(path), in_process=own)
+        found = json.loads(noticed_file.read_text(encoding="utf-8")) if noticed_file.is_file() else {}
+    noticed = [Noticed(**entry) for entry in found.get("noticed", [])]
+    refused = [str(message) for message in found.get("refused_imports", [])]
+    return Checked(as_grade_would(report, refused), noticed, refused, can_name_pitfalls())
+
+
+def as_grade_would(report: GradeReport, refused_imports: Sequence[str]) -> GradeReport:
+    """The report with grade's points: an import grade refuses gives every check 0 there (the outcomes stay, as
+    the checks ran here, so the student still sees what their code does)."""
+    if not refused_imports or report.status is Status.HARNESS_ERROR:
+        return report
+    report.checks = [dataclasses.replace(check, score=ZERO) for check in report.checks]
+    report.score = ZERO
+    return report

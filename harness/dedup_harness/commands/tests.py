@@ -1,0 +1,76 @@
+"""``dedup-harness tests [N]``: the catalogue of checks, as the chapter's ``ol tests`` has it; one check in full.
+
+Without N: each check's number, name, kind, what it asserts and why it matters downstream (the
+registry's words, ``core/checks.py``). With N: that check in full: the same, its test's own account,
+its cases as pytest collects them from the installed suite, and the pitfalls it catches (the mutant
+catalogue's words). Exit status 0; 2 for an N that names no check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import textwrap
+from collections.abc import Iterable
+
+from dedup_harness.check.tests_catalogue import CollectionError, by_number, collected_cases, describe_cases, pitfalls
+from dedup_harness.commands.arguments import count
+from dedup_harness.commands.outputs import fail
+from dedup_harness.core.checks import REGISTRY, Check
+from dedup_harness.core.paths import DOCS_DIR
+
+HELP = "the catalogue of checks: number, name, kind, what each asserts, why it matters; `tests N` gives check N in full"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("number", nargs="?", type=count, metavar="N", help="one check in full: its cases and pitfalls")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.number is None:
+        say(catalogue())
+        return 0
+    try:
+        check = by_number(args.number)
+        cases = collected_cases().get(check.name)
+    except (LookupError, CollectionError) as exc:
+        return fail("tests", exc)
+    say(one_check(check, describe_cases(cases) if cases else [], cases.about if cases else ""))
+    return 0
+
+
+def say(lines: Iterable[str]) -> None:
+    """Each line wrapped to the terminal's width (100 columns in a pipe), its continuation under its text."""
+    width = shutil.get_terminal_size((100, 24)).columns
+    for line in lines:
+        indent = " " * (len(line) - len(line.lstrip()))
+        print(textwrap.fill(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False) if line else "")
+
+
+def catalogue() -> list[str]:
+    """Each check as the chapter's table has it: number, name and kind, then what it asserts and why it matters."""
+    lines = []
+    for check in REGISTRY:
+        lines += [f"{check.number:>2}. {check.name} ({check.kind})", f"    asserts: {check.asserts}"]
+        lines += [f"    why it matters downstream: {check.why}", ""]
+    return [*lines, f"`dedup-harness tests N` gives check N in full; every check in words: {checks_page()}"]
+
+
+def one_check(check: Check, cases: list[str], about: str) -> list[str]:
+    """Check ``check`` in full, a line each."""
+    found = pitfalls(check)
+    lines = [f"{check.number}. {check.name} ({check.kind})", f"asserts: {check.asserts}"]
+    lines += [f"why it matters downstream: {check.why}"]
+    if about:
+        lines += [f"the test: {about}"]
+    lines += ["cases:", *(f"  {line}" for line in cases)]
+    lines += ["pitfalls it is there to catch:"]
+    lines += [f"  {m.id}: {m.pitfall}" for m in found.named] or ["  none of the catalogue's names it"]
+    if found.also:
+        lines += ["pitfalls it catches as well:", *(f"  {m.id}: {m.pitfall}" for m in found.also)]
+    return lines
+
+
+def checks_page() -> str:
+    page = DOCS_DIR / "checks.md"
+    return str(page) if page.is_file() else "docs/checks.md of the harness"
