@@ -20,7 +20,7 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade import refused_words
 from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.minimize.case import MinimalCase
-from dedup_harness.grade.minimize.text import case_text, same_case_text
+from dedup_harness.grade.minimize.text import case_text, cut, same_case_text, wrapped
 
 MESSAGE_LIMIT = 600  # characters of one case's message
 CRASHED = "it crashed: "  # how a case that raised begins
@@ -34,7 +34,10 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _SCRATCH = re.compile(r"(?<![^\s'\"])[^\s'\"]*dedup-harness-[a-z]+-(?:\d+\.\d+-)?[a-z0-9_]{8}")
 # The sandbox gives each grader process its own worker uid: a per-run number.
 _UID = re.compile(r"\buid \d+")
-_FIXTURE_ARGUMENT = re.compile(r"^\s*(run|impl|tmp_path|fixture_docs|fixture_expected)=.*,?$")
+# What Hypothesis's note says of a failing example besides its inputs: the test's own fixtures, and the
+# heading, the closing parenthesis and the hints that follow ("use Verbosity.verbose", @reproduce_failure).
+_FIXTURE_ARGUMENT = re.compile(r"^\s*(judge|run|impl|tmp_path|fixture_docs|fixture_expected)=.*,?$")
+_EXAMPLE_HEADING = re.compile(r"^(Falsifying example|Failing test case)[^(]*\(\s*$")
 _CASE_ID = re.compile(r"\[(.*)\]$")
 
 
@@ -56,14 +59,17 @@ class CheckFeedback:
         """What went wrong, a line each: the refusals first, then the problems."""
         return self.refused + self.problems
 
-    def text(self, *, same_case_as: int | None = None) -> str:
-        """The feedback in words; ``same_case_as`` names the earlier check whose minimal case is this one's."""
-        lines = [*self.refused, f"This check asserts: {self.asserts}."]
-        lines += self.problems
+    def text(self, *, same_case_as: int | None = None, width: int | None = None) -> str:
+        """The feedback in words; ``same_case_as`` names the earlier check whose minimal case is this one's;
+        ``width`` the characters a line may take (the terminal's; None: no limit, for pages that wrap)."""
+        lines = [
+            line for said in (*self.refused, f"This check asserts: {self.asserts}.") for line in wrapped(said, width)
+        ]
+        lines += [line for problem in self.problems for line in wrapped(problem, width, "  ")]
         if self.minimal_case is not None:
-            lines.append(same_case_text(same_case_as) if same_case_as else case_text(self.minimal_case))
+            lines.append(same_case_text(same_case_as) if same_case_as else case_text(self.minimal_case, width))
         elif self.smallest_input:
-            lines += ["Smallest failing input:", self.smallest_input]
+            lines += ["Smallest failing input:", *(cut(line, width) for line in self.smallest_input.splitlines())]
         return "\n".join(lines)
 
 
@@ -157,13 +163,20 @@ def _one_line(text: str) -> str:
 
 
 def smallest_input(notes: str) -> str:
-    """Hypothesis's shrunk example, without the fixtures it passed along, without addresses, and without
-    its explanation (which lists the lines of the grader's own files that ran: paths of this machine)."""
-    if not notes:
+    """Hypothesis's example as its inputs only (``records=[...]``), a line each: no heading naming the test, no
+    fixture it passed along, no address, and none of the explanation or hints that follow (the explanation
+    lists lines of the grader's own files: paths of this machine)."""
+    lines = scrub(notes.split("\nExplanation:")[0]).splitlines()
+    start = next((i + 1 for i, line in enumerate(lines) if _EXAMPLE_HEADING.match(line)), None)
+    if start is None:
         return ""
-    notes = notes.split("\nExplanation:")[0]
-    kept = [line for line in scrub(notes).splitlines() if not _FIXTURE_ARGUMENT.match(line)]
-    return _truncate("\n".join(kept).strip(), EXAMPLE_LIMIT)
+    kept: list[str] = []
+    for line in lines[start:]:
+        if line.strip() == ")":
+            break
+        if not _FIXTURE_ARGUMENT.match(line):
+            kept.append(line.strip().removesuffix(","))
+    return _truncate("\n".join(kept), EXAMPLE_LIMIT)
 
 
 def _no_cases(outcome: Outcome) -> str:

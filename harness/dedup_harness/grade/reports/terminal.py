@@ -28,17 +28,31 @@ from dedup_harness.grade.scoring import out_of, points_text
 
 WARNING_STYLE = "bold white on red"
 STYLE = {Outcome.PASSED: "green", Outcome.FAILED: "red", Outcome.ERROR: "magenta", Outcome.TIMEOUT: "yellow"}
-BATCH_COLUMNS = ("submission", "score", "status", "lost checks", "fails like, or why 0")
-WHY_ROOM = 24  # characters of the last column before it wraps: a zero's cause is a phrase
+BATCH_COLUMNS = ("submission", "score", "status", "lost checks", "pitfall or why 0")
+WHY_ROOM = 20  # characters of the last column before it wraps: a zero's cause is a phrase
 # What a table of show_edge=False adds to its columns' text: a space each side of every column and a
 # rule between two.
 TABLE_PADDING = 2
 NARROWEST_NAME = 16  # characters of a submission's name, however narrow the console
 
 
+HANGING = "    "  # how much further a wrapped line's continuation is indented than the line itself
+
+
 def say(console: Console, text: str, style: str = "") -> None:
-    """Print ``text`` made harmless, as plain text (a ``[`` in it is never console markup)."""
-    console.print(Text(harmless.text(text), style=style), soft_wrap=True)
+    """Print ``text`` made harmless, as plain text (a ``[`` in it is never console markup), each line within the
+    console's width: a longer one wraps, its continuation indented further (so no part of a line a submission
+    wrote can stand at the left edge, passing for a line of the report's own)."""
+    lines = [part for line in harmless.text(text).split("\n") for part in fitted(line, max(20, console.width))]
+    console.print(Text("\n".join(lines), style=style), soft_wrap=True)
+
+
+def fitted(line: str, width: int) -> list[str]:
+    """``line`` in lines of at most ``width`` characters, continuations indented past its own indent."""
+    if len(line) <= width:
+        return [line]
+    indent = line[: len(line) - len(line.lstrip(" "))] + HANGING
+    return textwrap.wrap(line, width, subsequent_indent=indent, break_on_hyphens=False, drop_whitespace=True) or [line]
 
 
 def print_warning(console: Console, warning: str) -> None:
@@ -97,7 +111,8 @@ def _print_feedback(console: Console, report: GradeReport) -> None:
     for check in report.checks:
         if check.feedback:
             say(console, f"{check.number}. {check.name} ({check.outcome})", "bold")
-            say(console, textwrap.indent(check.feedback.text(same_case_as=same.get(check.number)), "    "))
+            said = check.feedback.text(same_case_as=same.get(check.number), width=console.width - 5)
+            say(console, textwrap.indent(said, "    "))
 
 
 def _print_protections(console: Console, report: GradeReport) -> None:
@@ -161,7 +176,8 @@ def _print_groups(console: Console, groups: Sequence[Group], folder: str) -> Non
         if group.case is not None and group.case_check is not None:
             whose = "a case they share" if len(names) > 1 else "its smallest failing case"
             check = group.case_check
-            say(console, textwrap.indent(f"{whose} ({check.number}. {check.name}):\n{case_text(group.case)}", " " * 5))
+            shown = f"{whose} ({check.number}. {check.name}):\n{case_text(group.case, console.width - 6)}"
+            say(console, textwrap.indent(shown, " " * 5))
 
 
 def _print_legend(console: Console, reports: Sequence[GradeReport]) -> None:
@@ -172,9 +188,9 @@ def _print_legend(console: Console, reports: Sequence[GradeReport]) -> None:
             say(console, f"  {number:>2}  {name}")
     pitfalls = words.pitfall_legend(reports)
     if pitfalls:
-        say(console, "fails like: the mutant that fails the same checks (a+b: two that together do):", "bold")
+        say(console, "pitfalls: the mutant whose bug the failures show (a+b: two together):", "bold")
         for mutant, pitfall in pitfalls:
-            say(console, f"  {mutant}  {pitfall}")
+            say(console, textwrap.fill(f"  {mutant}  {pitfall}", max(40, console.width - 1), subsequent_indent=" " * 7))
 
 
 def common_folder(names: Sequence[str]) -> str:
