@@ -125,7 +125,8 @@ def from_sidecar(
         if kind == "sandbox":  # no worker could start: nothing here is the submission's doing
             return unrunnable(label, options, found, harness_error=scrub(detail))
         if kind in ATTEMPT_SOURCES:
-            attempts.append(f"{ATTEMPT_SOURCES[kind]}{detail} ({check.strip('()')})")
+            where = where_refused(str(event.get("category", "")), check, result, data.get("refused", {}))
+            attempts.append(f"{ATTEMPT_SOURCES[kind]}{detail} ({where})")
         if check == minimize_plugin.SHRINKING:
             continue  # what a submission did while its failing cases were shrunk is not a check's verdict
         if check in CHECKS:
@@ -146,6 +147,15 @@ def from_sidecar(
         refused=data.get("refused", {}),
         causes=[p.cause for p in static if p.cause],
     )
+
+
+def where_refused(category: str, check: str, result: SuiteResult, refused: Mapping[str, Sequence[str]]) -> str:
+    """Where an attempt is said to have happened: the check it came in, or every check the submission lost when
+    each of them met its rule (a pool refused in every check is not check 3's alone, though it came there first)."""
+    lost = [name for name in CHECKS if result.outcomes.get(name) is not Outcome.PASSED]
+    if category and len(lost) > 1 and all(category in refused.get(name, ()) for name in lost):
+        return "every check it lost"
+    return check.strip("()")
 
 
 def from_result(
