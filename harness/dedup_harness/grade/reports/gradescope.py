@@ -14,13 +14,15 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.reports import harmless
 from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, modules_line
-from dedup_harness.grade.scoring import points_number, points_text
+from dedup_harness.grade.scoring import points_number, points_text, shares
 
 VISIBLE = "visible"
 HIDDEN = "hidden"
 
 
 def results(report: GradeReport) -> dict[str, Any]:
+    """Gradescope's results: each test's points as written add up exactly to the total (``scoring.shares``)."""
+    maxima = shares([check.max_score for check in report.checks], report.max_score)
     return {
         "score": points_number(report.score),
         "execution_time": report.seconds,
@@ -33,14 +35,14 @@ def results(report: GradeReport) -> dict[str, Any]:
             {
                 "name": check.name,
                 "number": str(check.number),
-                "score": points_number(check.score),
-                "max_score": points_number(check.max_score),
+                "score": top if check.score == check.max_score else points_number(check.score),
+                "max_score": top,
                 "status": "passed" if check.outcome is Outcome.PASSED else "failed",
                 "output": check.feedback.text() if check.feedback else "Passed.",
                 "output_format": "text",
                 "visibility": VISIBLE,
             }
-            for check in report.checks
+            for check, top in zip(report.checks, maxima, strict=True)
         ],
     }
 
