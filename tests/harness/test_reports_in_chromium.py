@@ -210,3 +210,24 @@ def test_mutation_testing_elements_renders_the_stryker_report_offline(browser: B
     assert (metrics["killed"], metrics["survived"], metrics["totalMutants"]) == (entries, 0, entries)
     assert metrics["mutationScore"] == 100
     keep(page, "stryker")
+
+
+def test_the_pitfalls_chart_says_each_count_with_a_legend_and_the_groups_link_their_students(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Seven keep the last copy, three fail like a pair: each bar ends in its count, the legend says which shade
+    is which, and the class by what went wrong lists the groups, largest first, every student a link."""
+    reports = [keeps_last_report(f"kim{n}/dedup.py") for n in range(7)]
+    reports += [buggy_report(f"bob{n}/dedup.py") for n in range(3)] + [report(name="zoe/dedup.py")]
+    page_file = tmp_path / "class.html"
+    page_file.write_text(grade_html.render(reports, summarize([csv_report.row(r, "1/1") for r in reports])))
+    page = opened(browser, page_file)
+    chart = "document.querySelector('svg[aria-label=\"pitfalls ranked\"]')"
+    words = page.evaluate(f"Array.from({chart}.querySelectorAll('text'), t => t.textContent.trim())")
+    assert {"10", "7", "3"} <= set(words), words
+    assert any("fails partly like it" in word for word in words), "the legend names the light shade"
+    counts = page.evaluate("Array.from(document.querySelectorAll('details.group > summary b'), b => b.textContent)")
+    assert counts == ["7", "3", "1"]
+    students = "document.querySelectorAll('details.group a[href^=\"#submission-\"]').length"
+    assert page.evaluate(students) == len(reports)
+    keep(page, "grade-groups")

@@ -121,14 +121,30 @@ def _rates(view: ClassView) -> Markup:
     return svg.to_svg(fig, label="failure rate per check")
 
 
+PITFALL_LABEL = 48  # characters of a pitfall's words beside its mutant on the chart's axis
+
+
 def _pitfalls(view: ClassView) -> Markup:
+    """How many submissions show each pitfall, most first: a bar each, its count written at its end, exact
+    matches dark and partial ones light, with a legend; each bar named by its mutant and its words."""
     shown = list(reversed(view.pitfalls))
-    labels = [p.mutant for p in shown]
-    fig = svg.figure(7, 0.3 * len(shown) + 1.0, left=0.6)
+    labels = [_cut(f"{p.mutant}: {p.pitfall}", PITFALL_LABEL) for p in shown]
+    left = svg.text_width(labels, 8)
+    fig = svg.figure(left + 4.0, 0.3 * len(shown) + 1.2, left=left)
     ax = fig.subplots()
-    ax.barh(labels, [p.exact for p in shown], color=EXACT)
-    ax.barh(labels, [p.partly for p in shown], left=[p.exact for p in shown], color=PARTLY)
-    ax.set_xlabel("submissions that fail like the mutant: dark exactly, light partly")
+    ax.tick_params(axis="y", labelsize=8)
+    exact = ax.barh(labels, [p.exact for p in shown], color=EXACT, label="fails exactly like it")
+    partly = ax.barh(labels, [p.partly for p in shown], left=[p.exact for p in shown], color=PARTLY,
+                     label="fails partly like it (with another)")  # fmt: skip
+    ax.bar_label(partly, labels=[str(p.total) for p in shown], padding=3, fontsize=8)
+    ax.set_xlim(0, max(p.total for p in shown) * 1.15 + 0.5)
+    ax.set_xlabel("submissions")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    handles = [h for h, n in ((exact, sum(p.exact for p in shown)), (partly, sum(p.partly for p in shown))) if n]
+    ax.legend(handles=handles, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, fontsize=8, frameon=False)
     ax.set_title("pitfalls the class fell into", loc="left")
     return svg.to_svg(fig, label="pitfalls ranked")
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
