@@ -167,8 +167,13 @@ def test_the_grade_command_writes_every_report_and_exits_zero(tmp_path: Path) ->
     out = {name: tmp_path / name for name in ("g.json", "g.csv", "g.xml", "gs")}
     args = ["grade", str(submission.parent), "--json", str(out["g.json"]), "--csv", str(out["g.csv"])]
     args += ["--junit", str(out["g.xml"]), "--gradescope", str(out["gs"])]
+    args += ["--similarity", "--similarity-threshold", "1%"]
     assert main(args) == 0
     document = json.loads(out["g.json"].read_text(encoding="utf-8"))
+    # the pair with the reference: in the staff JSON, in no file a student sees
+    assert [pair["left"] for pair in document["similarity"]["pairs"]] == ["the reference"]
+    for student_sees in (out["gs"] / "results.json", out["g.csv"], out["g.xml"]):
+        assert "the reference" not in student_sees.read_text(encoding="utf-8")
     assert document["submissions"][0]["score"] == len(CHECKS) - 2
     assert json.loads((out["gs"] / "results.json").read_text(encoding="utf-8"))["score"] == len(CHECKS) - 2
     assert out["g.csv"].read_text(encoding="utf-8").count("\n") == 2  # the header, one row

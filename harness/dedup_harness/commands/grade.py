@@ -25,7 +25,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.commands.arguments import add_allow, count, seconds
+from dedup_harness.check.stub import stub_source
+from dedup_harness.commands.arguments import add_allow, count, seconds, share
 from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
@@ -33,6 +34,7 @@ from dedup_harness.core.provenance import here
 from dedup_harness.core.runner import start_fork_server
 from dedup_harness.distribution.batch_identity import BatchIdentity, identify
 from dedup_harness.distribution.shards import ALL, ShardError, parse_shard
+from dedup_harness.grade import similarity
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
 from dedup_harness.grade.grader import GradingOptions
@@ -75,6 +77,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="append the batch summary (the class by what went wrong) as Markdown to FILE, e.g. $GITHUB_STEP_SUMMARY",
     )
     parser.add_argument("--csv", metavar="FILE", help="write one row of scores per submission to FILE ('-' for stdout)")
+    parser.add_argument(
+        "--similarity",
+        action="store_true",
+        help="compare every pair of submissions, and each with the reference, and list the pairs found alike in the "
+        "terminal, --json and --html; staff outputs only, never Gradescope's; scores unchanged; every path given is "
+        "compared, whatever --shard grades",
+    )
+    parser.add_argument(
+        "--similarity-threshold",
+        type=share,
+        default=similarity.THRESHOLD,
+        metavar="SHARE",
+        help="how alike a pair must be to be listed: a fraction or a percentage (default: %(default)s)",
+    )
     parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
     parser.add_argument(
         "--jobs",
@@ -123,6 +139,8 @@ def run(args: argparse.Namespace) -> int:
         try:
             if args.html:
                 require("html", "--html")
+            if args.similarity:
+                require("similarity", "--similarity")
             weights = load_weights(args.weights) if args.weights else equal_weights()
             shard = parse_shard(args.shard) if args.shard else ALL
             declare_outputs(outputs, args)
@@ -156,7 +174,8 @@ def run(args: argparse.Namespace) -> int:
                         f"{harmless.line(r.submission)}: {out_of(r.score, r.max_score)}"
                     ),
                 )
-            write_outputs(args, reports, str(shard), outputs, identify(args.paths, weights))
+                copies = compared(args, progress)
+            write_outputs(args, reports, str(shard), outputs, identify(args.paths, weights), copies)
         except (OutputError, OSError) as exc:  # OSError: no fork server (a temp folder whose path is too long)
             return fail("grade", exc, HARNESS_ERROR)
     return HARNESS_ERROR if any(r.status is Status.HARNESS_ERROR for r in reports) else 0
@@ -170,6 +189,15 @@ def declare_outputs(outputs: Outputs, args: argparse.Namespace) -> None:
     outputs.file("--html", args.html)
     outputs.appended("--markdown", args.markdown)
     outputs.folder("--gradescope", args.gradescope)
+
+
+def compared(args: argparse.Namespace, progress: Progress) -> similarity.Similarity | None:
+    """With --similarity, every path given compared (a shard's pairs with the others' too), after the grading."""
+    if not args.similarity:
+        return None
+    paths = sorted(set(args.paths))
+    progress.phase("similarity", total=similarity.pairs_count(len(paths)))
+    return similarity.compare(paths, args.similarity_threshold, kit=stub_source(), on_pair=progress.advance)
 
 
 def jobs_with_room(setup: WorkerSetup, asked: int) -> int:
@@ -217,9 +245,15 @@ def diagnoser() -> Diagnoser:
 
 
 def write_outputs(
-    args: argparse.Namespace, reports: Sequence[GradeReport], shard: str, outputs: Outputs, batch: BatchIdentity
+    args: argparse.Namespace,
+    reports: Sequence[GradeReport],
+    shard: str,
+    outputs: Outputs,
+    batch: BatchIdentity,
+    copies: similarity.Similarity | None = None,
 ) -> None:
-    """The terminal report, then every output file, written together."""
+    """The terminal report, then every output file, written together; ``copies`` (--similarity) only in the
+    terminal, --json and --html."""
     rows = [csv_report.row(report, shard) for report in reports]
     summary = summarize(rows)
     console = Console(stderr=outputs.stdout, soft_wrap=False)
@@ -231,9 +265,11 @@ def write_outputs(
         f"{summary['graded']} graded, {summary['harness_errors']} harness errors, "
         f"{summary['full_marks']} with full marks, mean {summary['mean_score']} / {summary['max_score']}"
     )
+    if copies is not None:
+        terminal.print_copies(console, copies)
     console.print(f"graded by {here().line()}", style="dim")
     if args.json:
-        outputs.put("--json", json_report.render(reports, summary))
+        outputs.put("--json", json_report.render(reports, summary, copies))
     if args.csv:
         outputs.put("--csv", csv_report.render(rows, batch.cells()))
     if args.junit:
@@ -243,7 +279,7 @@ def write_outputs(
     if args.html:
         from dedup_harness.grade.reports import html  # matplotlib and Jinja2: imported only when a page is asked for
 
-        outputs.put("--html", html.render(reports, summary))
+        outputs.put("--html", html.render(reports, summary, copies))
     if args.gradescope:
         for report in reports:
             folder = "." if len(reports) == 1 else safe_name(report.submission)

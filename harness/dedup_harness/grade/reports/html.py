@@ -2,10 +2,11 @@
 
 The score distribution (one bar per score), each check's failure rate, the pitfalls the class fell
 into (ranked by how many submissions show them), submissions whose worker refused attempts flagged,
-and a sortable table of submissions, each linking to its feedback further down the same page, folded
-until opened. The feedback says what the terminal says: what each lost check asserts, the minimal
-case with expected beside got (a "!" where they differ), the tier and protections in sentences; the
-record behind them (shrunk, tries, the raw protections) is the JSON report's. Plots are inline SVG
+with ``--similarity`` the pairs found alike (their shared passages side by side), and a sortable
+table of submissions, each linking to its feedback further down the same page, folded until opened.
+The feedback says what the terminal says: what each lost check asserts, the minimal case with
+expected beside got (a "!" where they differ), the tier and protections in sentences; the record
+behind them (shrunk, tries, the raw protections) is the JSON report's. Plots are inline SVG
 (``core.svg``), the page a Jinja2 template (``templates/grade.html.j2``) with autoescaping on, and
 every value it writes passes through ``harmless.text`` first (``finalize``): nothing a submission
 printed or named can become markup, a control character or a reordering of the text.
@@ -29,12 +30,14 @@ from dedup_harness.grade.reports import harmless, words
 from dedup_harness.grade.reports.class_view import ClassView, class_view
 from dedup_harness.grade.reports.model import GradeReport, batch_warning
 from dedup_harness.grade.scoring import points_text
+from dedup_harness.grade.similarity import Similarity
 
 EXACT, PARTLY = "#8250df", "#d8b9ff"  # the pitfalls chart's two shades
 EVERY_SCORE_UP_TO = 40  # whole-number scores up to this many points get a bar each, empty ones too
 
 
-def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
+def render(reports: Sequence[GradeReport], summary: dict[str, Any], copies: Similarity | None = None) -> str:
+    """The page; ``copies`` (grade --similarity) adds the pairs found alike, with their passages side by side."""
     view = class_view(reports)
     env = pages.environment(__package__ or "", finalize=_harmless)
     env.filters["points"] = points_text  # exact points, as every other report writes them
@@ -50,6 +53,8 @@ def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
         case_view=case_view,
         look_alike=look_alike.case_notes,
         repeats=_repeats,
+        copies=copies,
+        anchors={entry.report.submission: entry.anchor for entry in view.entries},
     )
 
 

@@ -19,6 +19,7 @@ from dedup_harness.grade.reports import harmless
 from dedup_harness.grade.reports.class_view import class_view
 from dedup_harness.grade.reports.model import GradeReport, batch_warning
 from dedup_harness.grade.scoring import points_number
+from dedup_harness.grade.similarity import Similarity
 
 SCHEMA_ID = "dedup-harness/grade/1"
 SCHEMA_PATH = Path(__file__).with_name("grade.schema.json")
@@ -71,10 +72,14 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
     }
 
 
-def document(reports: Sequence[GradeReport], summary: dict[str, Any]) -> dict[str, Any]:
+def document(
+    reports: Sequence[GradeReport], summary: dict[str, Any], copies: Similarity | None = None
+) -> dict[str, Any]:
     # "isolation_warning" sorts first: a run without isolation says so before anything else.
     made_by = here()
+    found = {"similarity": copies.as_json()} if copies is not None else {}  # --similarity: for staff alone
     return {
+        **found,
         "provenance": {
             "version": made_by.version,
             "dependencies": made_by.digest,
@@ -101,7 +106,7 @@ def with_cases(groups: Sequence[dict[str, Any]], reports: Sequence[GradeReport])
     return found
 
 
-def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
+def render(reports: Sequence[GradeReport], summary: dict[str, Any], copies: Similarity | None = None) -> str:
     """The document, every string in it made harmless (``harmless.tree``)."""
-    safe = harmless.tree(document(reports, summary))
+    safe = harmless.tree(document(reports, summary, copies))
     return json.dumps(safe, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

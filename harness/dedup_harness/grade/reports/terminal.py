@@ -25,6 +25,7 @@ from dedup_harness.grade.reports import harmless, words
 from dedup_harness.grade.reports.class_view import Group, class_view
 from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, batch_warning, modules_line
 from dedup_harness.grade.scoring import out_of, points_text
+from dedup_harness.grade.similarity import Similarity
 
 WARNING_STYLE = "bold white on red"
 STYLE = {Outcome.PASSED: "green", Outcome.FAILED: "red", Outcome.ERROR: "magenta", Outcome.TIMEOUT: "yellow"}
@@ -161,6 +162,20 @@ def print_batch(console: Console, reports: Sequence[GradeReport]) -> None:
 
 
 GROUP_NAMES = 5  # students named per group; the table lists them all
+
+
+def print_copies(console: Console, copies: Similarity) -> None:
+    """``grade --similarity`` for staff: each pair at or above the threshold, most alike first, a line each."""
+    folder = common_folder([harmless.line(name) for name in copies.compared])
+    found = f"{len(copies.pairs)} pair(s)" if copies.pairs else "no pair"
+    say(console, f"copies: {found} at least {copies.threshold:.0%} alike (--html and --json show the passages)", "bold")
+    width = max(40, console.width - 1)
+    for pair in copies.pairs:
+        left, right = (harmless.line(name).removeprefix(folder) for name in (pair.left, pair.right))
+        line = f"{pair.similarity:>5.0%}  {left} ~ {right} ({len(pair.passages)} passage(s))"
+        say(console, textwrap.fill(line, width, subsequent_indent=" " * 7))
+    for _, why in copies.not_compared:
+        say(console, textwrap.fill(f"not compared: {harmless.line(why)}", width, subsequent_indent="  "), "dim")
 
 
 def _print_groups(console: Console, groups: Sequence[Group], folder: str) -> None:
