@@ -7,6 +7,7 @@ as one parallel batch. The batch forks each suite run from a warm server; gradin
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -16,10 +17,11 @@ import pytest
 from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.kill_matrix import load_kill_sets
+from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.distribution.batch_identity import identify
 from dedup_harness.grade.batch import default_jobs, grade_batch
-from dedup_harness.grade.diagnosis import load_diagnoser
+from dedup_harness.grade.diagnosis import Evidence, load_diagnoser
 from dedup_harness.grade.grader import GradingOptions, grade
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
 from dedup_harness.grade.reports.model import GradeReport, Status
@@ -178,3 +180,22 @@ def test_the_grade_command_writes_every_report_and_exits_zero(tmp_path: Path) ->
     assert json.loads((out["gs"] / "results.json").read_text(encoding="utf-8"))["score"] == len(CHECKS) - 2
     assert out["g.csv"].read_text(encoding="utf-8").count("\n") == 2  # the header, one row
     assert "<testsuite " in out["g.xml"].read_text(encoding="utf-8")
+
+
+TUNED = SAMPLES.parent / "held_back" / "tuned_to_the_public_cases.py"
+
+
+def test_a_stage_tuned_to_the_public_cases_loses_only_on_the_cases_a_course_holds_back() -> None:
+    """Without a seed it gets full marks, as from check; with the course's seed, check 3 lost on those cases
+    alone, said as such, its minimal case one of them; the same seed, the same report."""
+    assert grade(TUNED, options()).score == len(CHECKS)
+    held = dataclasses.replace(options(), hidden_seed=2026)
+    first, again = grade(TUNED, held), grade(TUNED, held)
+    assert normalized(first) == normalized(again)
+    lost = [c for c in first.checks if c.outcome is not Outcome.PASSED]
+    assert [c.number for c in lost] == [3]
+    feedback = lost[0].feedback
+    assert feedback is not None and feedback.held_back and feedback.minimal_case is not None
+    assert feedback.minimal_case.held_back and "fails on cases your course holds back" in feedback.text()
+    # the filter trusted on those cases, as s04 trusts it everywhere: no kill set fits, the behaviour does
+    assert [(d.mutant, d.evidence) for d in first.diagnosis] == [("s04", Evidence.BEHAVES_LIKE)]

@@ -8,6 +8,7 @@ import pytest
 
 from corpus.doc import Doc
 from dedup_harness.core.corpora import suite_corpus
+from dedup_harness.core.hidden_cases import Cases
 
 from .conftest import Judge
 from .support import docs_from
@@ -28,9 +29,13 @@ def test_bloom_is_sized_from_bytes_per_item(judge: Judge, fixture_docs: list[Doc
 
 @pytest.mark.parametrize(("corpus", "bloom_bytes_per_item"), [("20k unique", 1), ("20k unique", 0.5), ("fixture", 10)])
 def test_false_positives_stay_within_the_budget(
-    judge: Judge, fixture_docs: list[Doc], corpus: str, bloom_bytes_per_item: float
+    judge: Judge, fixture_docs: list[Doc], cases: Cases, corpus: str, bloom_bytes_per_item: float
 ) -> None:
     """The filter errs no more often than its sizing promises (with four standard deviations of slack):
-    on the fixture at B = 10, not once."""
-    docs = fixture_docs if corpus == "fixture" else docs_from(suite_corpus("20k unique paragraphs"))
+    on the fixture at B = 10, not once. (The fixture is public: its held-back run is the 200 documents of
+    the tiny-filter check's corpus, drawn from the course's seed.)"""
+    if corpus == "fixture":
+        docs = docs_from(suite_corpus("200 documents, 20% repeats", cases.seed)) if cases.held_back else fixture_docs
+    else:
+        docs = docs_from(suite_corpus("20k unique paragraphs", cases.seed))
     judge(docs=docs, bloom_bytes_per_item=bloom_bytes_per_item)

@@ -119,6 +119,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--worker-python", metavar="PATH", help="the worker's interpreter (default: one is found)")
     add_allow(parser, "copied, with what it requires, from this environment for every worker; the preflight imports it")
     parser.add_argument(
+        "--hidden-seed",
+        type=int,
+        metavar="N",
+        help="the course's seed for cases it holds back: every seeded check also runs cases drawn from N (the "
+        "same N, the same cases); a failure on those alone is said as such, and Gradescope shows its case only "
+        "after the due date",
+    )
+    parser.add_argument(
         "--own-deps",
         action="store_true",
         help="grade each dedup.py with the student's own doc.py, hashing.py and bloom.py, where a corpus/ beside it "
@@ -160,7 +168,13 @@ def run(args: argparse.Namespace) -> int:
                 return fail("grade", check.refusal(), HARNESS_ERROR)
             warning = unisolated_warning(check) if check.leaks else ""
             options = GradingOptions(
-                weights, diagnoser(), timeout=args.timeout, setup=setup, warning=warning, own_deps=args.own_deps
+                weights,
+                diagnoser(),
+                timeout=args.timeout,
+                setup=setup,
+                warning=warning,
+                own_deps=args.own_deps,
+                hidden_seed=args.hidden_seed,
             )
             jobs = jobs_with_room(setup, min(args.jobs, max(len(chosen), 1)))
             with Progress("grade") as progress:

@@ -10,6 +10,7 @@ addresses) is scrubbed so that grading the same submission twice gives the same 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,9 @@ MESSAGE_LIMIT = 600  # characters of one case's message
 CRASHED = "it crashed: "  # how a case that raised begins
 EXAMPLE_LIMIT = 1500  # characters of a shrunk example
 CASES_SHOWN = 3  # failing cases spelled out per check
+# A check that lost only on cases its course holds back (core/hidden_cases.py), as its student is told.
+HELD_BACK = "It passes the cases `check` runs; it fails on cases your course holds back."
+HELD_BACK_LABEL = "[held back] "  # before each of those cases, where staff read them
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 # The grader's own scratch folders (tempfile names with the harness's prefixes), wherever they sit. A match
@@ -39,6 +43,7 @@ _UID = re.compile(r"\buid \d+")
 _FIXTURE_ARGUMENT = re.compile(r"^\s*(judge|run|impl|tmp_path|fixture_docs|fixture_expected)=.*,?$")
 _EXAMPLE_HEADING = re.compile(r"^(Falsifying example|Failing test case)[^(]*\(\s*$")
 _CASE_ID = re.compile(r"\[(.*)\]$")
+_RUN_ID = re.compile(r"^(public|held-back)(-|$)")  # core/hidden_cases.Cases's ids, first in a case's id
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,21 @@ class CheckFeedback:
     headline: str = ""  # the first thing that went wrong, as a report's headline quotes it (a crash: its error)
     refusals: tuple[str, ...] = ()  # the categories of what the grader refused that it crashed on (``refused``'s)
     crashed_with: str = ""  # the type of the error its first failing case crashed with, if it crashed
+    held_back: bool = False  # every case it failed is one its course holds back
+
+    def for_students(self) -> CheckFeedback:
+        """What a student may read before the due date: no case the course holds back, and, when those are all
+        it failed, the sentence saying so in place of the cases."""
+        public = tuple(line for line in self.problems if not line.startswith(HELD_BACK_LABEL))
+        hidden = self.minimal_case is not None and self.minimal_case.held_back
+        if not self.held_back and not hidden and public == self.problems:
+            return self
+        problems = (HELD_BACK,) if self.held_back else (*public, "It fails on cases your course holds back too.")
+        headline = HELD_BACK if self.held_back else self.headline
+        return dataclasses.replace(
+            self, problems=problems, smallest_input="" if self.held_back else self.smallest_input,
+            minimal_case=None if hidden else self.minimal_case, headline=headline,
+        )  # fmt: skip
 
     @property
     def lines(self) -> tuple[str, ...]:
@@ -65,6 +85,8 @@ class CheckFeedback:
         lines = [
             line for said in (*self.refused, f"This check asserts: {self.asserts}.") for line in wrapped(said, width)
         ]
+        if self.held_back and self.problems != (HELD_BACK,):  # staff's view: the sentence, then the cases
+            lines += wrapped(HELD_BACK, width)
         lines += [line for problem in self.problems for line in wrapped(problem, width, "  ")]
         if self.minimal_case is not None:
             lines.append(same_case_text(same_case_as) if same_case_as else case_text(self.minimal_case, width))
@@ -91,9 +113,11 @@ def check_feedback(
     its worker's refusals met (``faults.EventLog.refused``)."""
     if outcome is Outcome.PASSED:
         return None
-    bad = [case for case in cases if case.get("outcome") != Outcome.PASSED]
+    bad = sorted((case for case in cases if case.get("outcome") != Outcome.PASSED), key=_held_back)  # public first
     shown = 1 if minimal_case is not None else CASES_SHOWN  # the minimal case says the rest more plainly
-    problems = [f"{_case_label(case)}{_plain(case)}" for case in bad[:shown]]
+    problems = [
+        f"{HELD_BACK_LABEL if _held_back(case) else ''}{_case_label(case)}{_plain(case)}" for case in bad[:shown]
+    ]
     crashed = crash_words(bad[0]) if bad and bad[0].get("outcome") == Outcome.ERROR else ""
     crashed = _truncate(crashed, MESSAGE_LIMIT)
     if len(bad) > shown:
@@ -106,9 +130,22 @@ def check_feedback(
     said = tuple(refused_words.SENTENCES[category] for category in refusals)
     headline = crashed or problems[0]
     error = str(bad[0].get("error", "")) if crashed else ""
+    held_back = bool(bad) and all(map(_held_back, bad))
     return CheckFeedback(
-        asserts(name), tuple(problems), smallest_input(example), minimal_case, said, headline, refusals, error
+        asserts(name),
+        tuple(problems),
+        smallest_input(example),
+        minimal_case,
+        said,
+        headline,
+        refusals,
+        error,
+        held_back,
     )
+
+
+def _held_back(case: Mapping[str, Any]) -> bool:
+    return bool(case.get("held_back"))
 
 
 def asserts(name: str) -> str:
@@ -117,8 +154,10 @@ def asserts(name: str) -> str:
 
 
 def _case_label(case: Mapping[str, Any]) -> str:
+    """The case's own id, as ``check`` shows it: without the public or held-back run it came from (said apart)."""
     match = _CASE_ID.search(str(case.get("nodeid", "")))
-    return f"[{match.group(1)}] " if match else ""
+    own = _RUN_ID.sub("", match.group(1)) if match else ""
+    return f"[{own}] " if own else ""
 
 
 def _plain(case: Mapping[str, Any]) -> str:

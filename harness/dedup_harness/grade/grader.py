@@ -17,7 +17,7 @@ from multiprocessing.context import ForkServerContext
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.core import scratch_dirs
+from dedup_harness.core import hidden_cases, scratch_dirs
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.impl_under_test import own_args
 from dedup_harness.core.outcome import Outcome
@@ -57,6 +57,9 @@ class GradingOptions:
     # The student's own doc, hashing and bloom, where a corpus/ beside their dedup.py holds them, in place of
     # the course's (grade --own-deps; check unless --ref-deps). The course's are graded otherwise.
     own_deps: bool = False
+    # The course's seed for the cases it holds back (grade --hidden-seed; never check's): every seeded check
+    # runs those too (core/hidden_cases.py).
+    hidden_seed: int | None = None
 
 
 def grade(
@@ -95,7 +98,12 @@ def grade(
                 profile="grading",
                 timeout=options.timeout,
                 check_timeout=options.check_timeout,
-                extra_args=[*own_args(submission.own), *plugins, *minimize_plugin.plugin_args(minimal)],
+                extra_args=[
+                    *own_args(submission.own),
+                    *plugins,
+                    *minimize_plugin.plugin_args(minimal),
+                    *hidden_cases.plugin_args(options.hidden_seed),
+                ],
                 env=STEADY_ENV,
                 fork=fork,
                 # The trusted process imports the suite and the reference, never the submission: caching
@@ -245,7 +253,8 @@ def unjudged(report: GradeReport) -> str:
     lost = [c for c in report.checks if c.outcome is not Outcome.PASSED]
     if not lost or report.failed():
         return ""
-    first = next((c.feedback.headline for c in lost if c.feedback and c.feedback.headline), "")
+    # for_students: a case held back (and what crashed on it) stays out of a headline students read
+    first = next((c.feedback.for_students().headline for c in lost if c.feedback and c.feedback.headline), "")
     crashed = sum(c.outcome is Outcome.ERROR for c in lost)
     hung = len(lost) - crashed
     passed = len(report.checks) - len(lost)

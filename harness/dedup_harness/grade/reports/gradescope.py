@@ -1,8 +1,10 @@
 """``grade --gradescope DIR``: Gradescope's ``results.json`` for one submission.
 
 One test per check, numbered from "1" in the suite's order, with its points and its feedback in plain
-words. The student's own printed output never goes into what students see: the autograder's stdout
-(where staff find it) is hidden with ``stdout_visibility``.
+words. A check that lost on cases its course holds back (``grade --hidden-seed``) says so without them,
+and a test of no points after it (numbered "N.1") holds them, shown after the due date alone. The
+student's own printed output never goes into what students see: the autograder's stdout (where staff
+find it) is hidden with ``stdout_visibility``.
 """
 
 from __future__ import annotations
@@ -13,11 +15,12 @@ from typing import Any
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.reports import harmless
-from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, modules_line
+from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status, attempts_source, modules_line
 from dedup_harness.grade.scoring import points_number, points_text, shares
 
 VISIBLE = "visible"
 HIDDEN = "hidden"
+AFTER_DUE_DATE = "after_due_date"
 
 
 def results(report: GradeReport) -> dict[str, Any]:
@@ -31,20 +34,34 @@ def results(report: GradeReport) -> dict[str, Any]:
         "output_format": "text",
         "stdout_visibility": HIDDEN,
         "visibility": VISIBLE,
-        "tests": [
-            {
-                "name": check.name,
-                "number": str(check.number),
-                "score": top if check.score == check.max_score else points_number(check.score),
-                "max_score": top,
-                "status": "passed" if check.outcome is Outcome.PASSED else "failed",
-                "output": check.feedback.text() if check.feedback else "Passed.",
-                "output_format": "text",
-                "visibility": VISIBLE,
-            }
-            for check, top in zip(report.checks, maxima, strict=True)
-        ],
+        "tests": [entry for check, top in zip(report.checks, maxima, strict=True) for entry in tests(check, top)],
     }
+
+
+def tests(check: CheckReport, top: Any) -> list[dict[str, Any]]:
+    """A check's test, with what students may read before the due date; and, when it lost on cases its course
+    holds back, a test of no points holding those, shown only after the due date (``after_due_date``)."""
+    shown = check.feedback.for_students() if check.feedback else None
+    test = {
+        "name": check.name,
+        "number": str(check.number),
+        "score": top if check.score == check.max_score else points_number(check.score),
+        "max_score": top,
+        "status": "passed" if check.outcome is Outcome.PASSED else "failed",
+        "output": shown.text() if shown else "Passed.",
+        "output_format": "text",
+        "visibility": VISIBLE,
+    }
+    if check.feedback is None or shown is check.feedback:
+        return [test]
+    held_back = {
+        "name": f"{check.name}: the cases held back",
+        "number": f"{check.number}.1",
+        "output": check.feedback.text(),
+        "output_format": "text",
+        "visibility": AFTER_DUE_DATE,
+    }
+    return [test, held_back]
 
 
 def overview(report: GradeReport) -> str:

@@ -61,6 +61,7 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
                 "look_alike": look_alike.case_notes(check.feedback.minimal_case)
                 if check.feedback and check.feedback.minimal_case
                 else [],
+                "held_back": bool(check.feedback and check.feedback.held_back),
             }
             for check in report.checks
         ],
