@@ -14,13 +14,14 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from rich.console import Console
 
 from dedup_harness.check.stub import stub_source
 from dedup_harness.commands import extras
 from dedup_harness.commands.arguments import share
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.grade import similarity
-from dedup_harness.grade.reports import csv_report, gradescope, json_report
+from dedup_harness.grade.reports import csv_report, gradescope, json_report, terminal
 from dedup_harness.grade.reports import html as grade_html
 from dedup_harness.grade.reports.summary import summarize
 from grade_fakes import report
@@ -169,3 +170,28 @@ def test_without_copydetect_the_option_is_refused_naming_the_extra(monkeypatch: 
     refused = r"--similarity needs copydetect: pip install 'dedup-harness\[similarity\]'"
     with pytest.raises(extras.MissingExtra, match=refused):
         extras.require("similarity", "--similarity")
+
+
+def test_pairs_tie_their_files_into_clusters_largest_first(tmp_path: Path) -> None:
+    """A copy of a copy is one cluster with its original, though the first and the last may not pair."""
+    original = (SAMPLES / "correct_different.py").read_text(encoding="utf-8")
+    names = [submitted(tmp_path, name, source) for name, source in (
+        ("ann", original), ("bob", (SAMPLES / "correct_plain.py").read_text(encoding="utf-8")),
+        ("cyd", disguised(original)), ("eve", (IMPL_ROOT / "corpus" / "dedup.py").read_text(encoding="utf-8")),
+    )]  # fmt: skip
+    found = similarity.compare(names, kit=stub_source())
+    assert found.clusters() == [[similarity.REFERENCE, names[3]], [names[0], names[2]]]
+    assert found.as_json()["clusters"] == found.clusters()
+
+
+def test_the_terminal_names_the_clusters_then_the_pairs_within_80_columns(tmp_path: Path) -> None:
+    original = (SAMPLES / "correct_different.py").read_text(encoding="utf-8")
+    names = [submitted(tmp_path, f"student-with-a-long-name-{n:02d}", disguised(original)) for n in range(24)]
+    found = similarity.compare(names, kit=stub_source())
+    console = Console(record=True, width=80)
+    terminal.print_copies(console, found)
+    lines = console.export_text().splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    assert lines[1].startswith(" 24 alike: student-with-a-long-name-00")
+    assert sum("~" in line for line in lines) == terminal.PAIRS_SHOWN
+    assert lines[-1] == f"  ... and {len(found.pairs) - terminal.PAIRS_SHOWN} more pairs (--html, --json)"

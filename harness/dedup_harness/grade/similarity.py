@@ -77,9 +77,22 @@ class Similarity:
     pairs: tuple[Pair, ...]  # at or above the threshold, most similar first
     not_compared: tuple[tuple[str, str], ...]  # (submission, why it could not be read)
 
+    def clusters(self) -> list[list[str]]:
+        """The files tied together by pairs at or above the threshold (a copy of a copy too), largest first,
+        each in the order given (the reference first where it is one of them)."""
+        order = {name: n for n, name in enumerate((REFERENCE, *self.compared))}
+        group = {name: {name} for name in order}
+        for pair in self.pairs:
+            joined = group[pair.left] | group[pair.right]
+            for name in joined:
+                group[name] = joined
+        found = {tuple(sorted(members, key=order.__getitem__)) for members in group.values() if len(members) > 1}
+        return [list(c) for c in sorted(found, key=lambda c: (-len(c), order[c[0]]))]
+
     def as_json(self) -> dict[str, Any]:
         return {
             "threshold": self.threshold,
+            "clusters": self.clusters(),
             "k": K,
             "compared": list(self.compared),
             "not_compared": [{"submission": name, "why": why} for name, why in self.not_compared],

@@ -165,17 +165,29 @@ GROUP_NAMES = 5  # students named per group; the table lists them all
 
 
 def print_copies(console: Console, copies: Similarity) -> None:
-    """``grade --similarity`` for staff: each pair at or above the threshold, most alike first, a line each."""
+    """``grade --similarity`` for staff: the clusters the pairs tie together, then the pairs most alike first,
+    a line each (the first PAIRS_SHOWN; --html and --json hold them all, with their passages)."""
     folder = common_folder([harmless.line(name) for name in copies.compared])
     found = f"{len(copies.pairs)} pair(s)" if copies.pairs else "no pair"
     say(console, f"copies: {found} at least {copies.threshold:.0%} alike (--html and --json show the passages)", "bold")
     width = max(40, console.width - 1)
-    for pair in copies.pairs:
-        left, right = (harmless.line(name).removeprefix(folder) for name in (pair.left, pair.right))
-        line = f"{pair.similarity:>5.0%}  {left} ~ {right} ({len(pair.passages)} passage(s))"
+
+    def shown(name: str) -> str:
+        return harmless.line(name).removeprefix(folder)
+
+    for members in copies.clusters():
+        line = f"{len(members):>3} alike: {', '.join(map(shown, members))}"
+        say(console, textwrap.fill(line, width, subsequent_indent=" " * 5))
+    for pair in copies.pairs[:PAIRS_SHOWN]:
+        line = f"{pair.similarity:>5.0%}  {shown(pair.left)} ~ {shown(pair.right)} ({len(pair.passages)} passage(s))"
         say(console, textwrap.fill(line, width, subsequent_indent=" " * 7))
+    if len(copies.pairs) > PAIRS_SHOWN:
+        say(console, f"  ... and {len(copies.pairs) - PAIRS_SHOWN} more pairs (--html, --json)")
     for _, why in copies.not_compared:
         say(console, textwrap.fill(f"not compared: {harmless.line(why)}", width, subsequent_indent="  "), "dim")
+
+
+PAIRS_SHOWN = 20
 
 
 def _print_groups(console: Console, groups: Sequence[Group], folder: str) -> None:
