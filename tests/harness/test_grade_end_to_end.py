@@ -169,7 +169,7 @@ def test_the_grade_command_writes_every_report_and_exits_zero(tmp_path: Path) ->
     out = {name: tmp_path / name for name in ("g.json", "g.csv", "g.xml", "gs")}
     args = ["grade", str(submission.parent), "--json", str(out["g.json"]), "--csv", str(out["g.csv"])]
     args += ["--junit", str(out["g.xml"]), "--gradescope", str(out["gs"])]
-    args += ["--similarity", "--similarity-threshold", "1%"]
+    args += ["--similarity", "--similarity-threshold", "1%", "--xlsx", str(tmp_path / "g.xlsx")]
     assert main(args) == 0
     document = json.loads(out["g.json"].read_text(encoding="utf-8"))
     # the pair with the reference: in the staff JSON, in no file a student sees
@@ -180,6 +180,7 @@ def test_the_grade_command_writes_every_report_and_exits_zero(tmp_path: Path) ->
     assert json.loads((out["gs"] / "results.json").read_text(encoding="utf-8"))["score"] == len(CHECKS) - 2
     assert out["g.csv"].read_text(encoding="utf-8").count("\n") == 2  # the header, one row
     assert "<testsuite " in out["g.xml"].read_text(encoding="utf-8")
+    assert (tmp_path / "g.xlsx").read_bytes()[:2] == b"PK", "a workbook (a zip)"
 
 
 TUNED = SAMPLES.parent / "held_back" / "tuned_to_the_public_cases.py"

@@ -4,7 +4,7 @@ A student's ``pip install dedup-harness`` brings only what ``check`` and the sui
 Hypothesis, rich, packaging). What staff use besides lives in extras (pyproject.toml): ``html`` for
 the ``--html`` pages (Jinja2, matplotlib), ``mutation`` for ``dedup-harness mutation`` (mutmut),
 ``numpy`` for the Bloom filter's batch path (faster ``dedup``, the benchmarks), ``similarity`` for
-``grade --similarity`` (copydetect); ``staff`` is all four.
+``grade --similarity`` (copydetect), ``xlsx`` for ``grade --xlsx`` (openpyxl); ``staff`` is all five.
 A command asks here before any work starts, so a missing extra is one line and exit status 2, never
 a traceback after a batch was graded.
 """
@@ -19,6 +19,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "mutation": ("mutmut",),
     "numpy": ("numpy",),
     "similarity": ("copydetect",),
+    "xlsx": ("openpyxl",),
 }
 
 

@@ -78,6 +78,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--csv", metavar="FILE", help="write one row of scores per submission to FILE ('-' for stdout)")
     parser.add_argument(
+        "--xlsx",
+        metavar="FILE",
+        help="write the batch as a workbook for people to FILE: grades and each check's outcome, each sheet set up to "
+        "print one page across",
+    )
+    parser.add_argument(
         "--similarity",
         action="store_true",
         help="compare every pair of submissions, and each with the reference, and list the pairs found alike in the "
@@ -149,6 +155,8 @@ def run(args: argparse.Namespace) -> int:
                 require("html", "--html")
             if args.similarity:
                 require("similarity", "--similarity")
+            if args.xlsx:
+                require("xlsx", "--xlsx")
             weights = load_weights(args.weights) if args.weights else equal_weights()
             shard = parse_shard(args.shard) if args.shard else ALL
             declare_outputs(outputs, args)
@@ -199,6 +207,7 @@ def declare_outputs(outputs: Outputs, args: argparse.Namespace) -> None:
     """Every output of the run, checked before the first submission is graded."""
     outputs.file("--json", args.json)
     outputs.file("--csv", args.csv)
+    outputs.file("--xlsx", args.xlsx)
     outputs.file("--junit", args.junit)
     outputs.file("--html", args.html)
     outputs.appended("--markdown", args.markdown)
@@ -288,6 +297,11 @@ def write_outputs(
         outputs.put("--csv", csv_report.render(rows, batch.cells()))
     if args.junit:
         outputs.put("--junit", junit.render(reports))
+    if args.xlsx:
+        from dedup_harness.grade.reports import sheet  # openpyxl: imported only when a workbook is asked for
+
+        with outputs.stream("--xlsx") as workbook:
+            workbook.write(sheet.render(reports))
     if args.markdown:
         outputs.put("--markdown", markdown.render(summary))
     if args.html:
