@@ -245,3 +245,31 @@ def test_a_signal_at_a_random_moment_leaves_nothing_behind(
         assert outputs == [] or complete, f"partial outputs: {outputs}"  # complete: the signal came as it printed
     else:  # the work was done before the signal came (if it came at all): the run ended as an unsignalled one
         assert signalled.status in (0, 1, -signum) and complete, (signalled.status, outputs, signalled.stderr)
+
+
+SIGNAL_IN_A_FORK = """
+import os, signal
+from dedup_harness.core import signals
+
+def interrupted_in_the_callback() -> None:  # as a signal landing while logging's at-fork callback runs
+    os.kill(os.getpid(), signal.SIGINT)
+    sum(range(1000))  # bytecode for the handler to run on
+
+os.register_at_fork(after_in_parent=interrupted_in_the_callback)
+with signals.ending_on_signals():
+    try:
+        with signals.forked() as pid:
+            if pid == 0:
+                os._exit(0)
+            os.waitpid(pid, 0)
+        print("went on")
+    except signals.Terminated:
+        print("ended")
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="no os.register_at_fork here")
+def test_a_signal_inside_a_forks_callbacks_still_ends_the_run() -> None:
+    """Python prints and drops an exception raised in an at-fork callback: a fork raises its signal after."""
+    done = subprocess.run([sys.executable, "-c", SIGNAL_IN_A_FORK], capture_output=True, text=True, timeout=60)
+    assert (done.stdout, done.stderr) == ("ended\n", "")
