@@ -45,7 +45,8 @@ REGISTRY: tuple[Check, ...] = _registry(
     (
         "test_zero_false_drops_with_a_tiny_filter",
         "with a tiny, error-prone filter (B=0.25) no unique paragraph is lost; candidates = repeated paragraphs + "
-        "false positives",
+        "false positives, exactly as many as the course's filter makes (a filter of one's own: some, where dozens "
+        "are expected)",
         "tiny filter",
     ),
     (
@@ -77,7 +78,8 @@ REGISTRY: tuple[Check, ...] = _registry(
     ),
     (
         "test_false_positives_stay_within_the_budget",
-        "the filter's false positives stay within what its sizing promises",
+        "the filter's false positives stay within what its sizing promises: the count a filter sized by the rule "
+        "meets as it fills, give or take four standard deviations",
         "budget",
     ),
     (

@@ -20,7 +20,7 @@ def load(module: str = "corpus.dedup") -> ModuleType:
 
 
 ORACLE = "oracle"
-_stages: dict[Path, ModuleType] = {}
+_modules: dict[tuple[Path, str], ModuleType] = {}
 
 
 def reference_stage() -> ModuleType:
@@ -33,6 +33,14 @@ def external_stage() -> ModuleType:
     return stage_of(IMPL_EXTERNAL_ROOT)
 
 
+def course_bloom() -> ModuleType:
+    """The course's ``corpus.bloom`` (the reference root's: the filter students are given), in any process.
+
+    The trusted side replays the contract's filter with it; it needs no ``corpus.dedup`` beside it.
+    """
+    return module_of(IMPL_ROOT, "corpus.bloom")
+
+
 def stage_of(root: Path) -> ModuleType:
     """``root``'s ``corpus.dedup``, imported with that root's own ``corpus`` package, once per process.
 
@@ -41,20 +49,25 @@ def stage_of(root: Path) -> ModuleType:
     the other root's modules are put back after: the stage keeps what it bound as it was imported.
     Its documents are its own ``Doc`` class (``stage.Doc``), not the other root's.
     """
-    root = root.resolve()
-    if root not in _stages:
-        saved = {name: module for name, module in sys.modules.items() if _is_corpus(name)}
+    return module_of(root, "corpus.dedup")
+
+
+def module_of(root: Path, module: str) -> ModuleType:
+    """``root``'s ``module`` (a module of its ``corpus`` package), imported as ``stage_of`` imports a stage."""
+    key = (root.resolve(), module)
+    if key not in _modules:
+        saved = {name: loaded for name, loaded in sys.modules.items() if _is_corpus(name)}
         for name in saved:
             del sys.modules[name]
-        sys.path.insert(0, str(root))
+        sys.path.insert(0, str(key[0]))
         try:
-            _stages[root] = importlib.import_module("corpus.dedup")
+            _modules[key] = importlib.import_module(module)
         finally:
-            sys.path.remove(str(root))
+            sys.path.remove(str(key[0]))
             for name in [n for n in sys.modules if _is_corpus(n)]:
                 del sys.modules[name]
             sys.modules.update(saved)
-    return _stages[root]
+    return _modules[key]
 
 
 def _is_corpus(name: str) -> bool:

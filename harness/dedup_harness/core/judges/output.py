@@ -2,8 +2,9 @@
 
 ``output`` judges checks 2, 4 and 6 (what comes out and the counts, whatever the input), ``documents``
 checks 7 and 13 (what comes out, when the question is a document's text); ``hand`` the worked
-example (every stat and every paragraph's digest as well); ``tiny_filter`` a filter that errs often
-(the candidates must still add up); ``stage`` how the stage composes with the pipeline.
+example (every stat and every paragraph's digest as well); ``tiny_filter``
+a filter that errs often (the candidates must still add up, and be the course's filter's when it is
+the one in use); ``stage`` how the stage composes with the pipeline.
 """
 
 from __future__ import annotations
@@ -91,7 +92,9 @@ def hand(subject: Subject, inputs: Inputs) -> Verdict:
 
 
 def tiny_filter(subject: Subject, inputs: Inputs) -> Verdict:
-    """The output as the oracle's, and candidates = the repeated paragraphs + the false positives."""
+    """The output as the oracle's, candidates = the repeated paragraphs + the false positives, and the screen the
+    contract's: with the course's filter, exactly its candidates and false positives; with a filter of the
+    student's own (which the trusted side cannot replay), false positives where the budget expects dozens."""
     docs, b = inputs["docs"], filter_sizes(inputs, 0.25)[0]
     expected = Expected(docs, b)
     run = judged_run(subject, docs, b, expected.counts)
@@ -105,7 +108,32 @@ def tiny_filter(subject: Subject, inputs: Inputs) -> Verdict:
             f"candidates should be the {expected.repeated} repeated paragraphs plus the {positives!r} false "
             f"positives, got {candidates!r}"
         )
+    elif not subject.own_filter:
+        run.differences += _screened_by_the_course_filter(expected, run, b)
+    elif positives == 0 and expected.budget.least > 0:
+        run.expected["false_positives_at_least"] = expected.budget.least
+        run.got["false_positives"] = positives
+        run.differences.append(
+            f"no false positives at B={b}, where a filter sized by the rule meets {expected.budget.mean:.0f} on "
+            f"average: the screen is not a Bloom filter of B bytes a paragraph"
+        )
     return verdict(run.expected, run.got, run.differences)
+
+
+def _screened_by_the_course_filter(expected: Expected, run: Run, b: float) -> list[str]:
+    """The stage's candidates and false positives against the course's filter's, replayed on the same paragraphs
+    in the same order (it answers the same on every run): a differing count is another screen."""
+    want = expected.screen
+    got = {key: run.stats.get(key) for key in want}
+    if got == want:
+        return []
+    run.expected["screen"], run.got["screen"] = want, got
+    first = ", ".join(repr(p) for p in expected.false_positive_paragraphs[:3])
+    return [
+        f"the course's filter at B={b:g} reads {want['false_positives']} unique paragraphs present (the first: "
+        f"{first or 'none'}), so {want['candidates']} candidates and {want['false_positives']} false positives; got "
+        f"{got['candidates']!r} and {got['false_positives']!r}"
+    ]
 
 
 def stage(subject: Subject, inputs: Inputs) -> Verdict:
