@@ -7,8 +7,10 @@ chapter's numbers, and show that what an implementation says about itself (its s
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Iterator
+import unicodedata
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -271,3 +273,41 @@ def test_twice_the_hashes_meet_too_few_false_positives_where_the_rule_gives_one(
     """At B = 0.25 the rule's k is 1: a filter with more hashes errs less while it fills, below the budget."""
     assert budget_verdicts(stages["doubled k"], tmp_path)[0]
     assert budget_verdicts(stages["set screen"], tmp_path)[0]
+
+
+class Digests:
+    """The reference, with ``paragraph_hash`` of another encoding."""
+
+    def __init__(self, encode: Callable[[str], bytes]) -> None:
+        self.encode = encode
+
+    def paragraph_hash(self, p: str) -> bytes:
+        return hashlib.sha256(self.encode(p)).digest()
+
+
+def latin1_when_possible(p: str) -> bytes:
+    try:
+        return p.encode("latin-1")
+    except UnicodeEncodeError:
+        return p.encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("encode", "paragraph", "said"),
+    [
+        (latin1_when_possible, "café", "should be the SHA-256 of its UTF-8 text"),
+        (
+            lambda p: p.encode("utf-8", "surrogatepass"),
+            "\ud800",
+            "should raise ValueError (UTF-8 cannot encode the text), got ",
+        ),
+        (lambda p: p.encode("utf-8", "surrogateescape"), "x\udcff", "should raise ValueError"),
+        (lambda p: unicodedata.normalize("NFC", p).encode(), "cafe\u0301", "should be the SHA-256 of its UTF-8 text"),
+    ],
+)
+def test_the_digest_is_sha256_of_the_utf8_text_and_a_lone_surrogate_is_refused(
+    tmp_path: Path, encode: Callable[[str], bytes], paragraph: str, said: str
+) -> None:
+    verdict = JUDGES["hand"](Subject(Digests(encode), tmp_path), {"paragraphs": ["The cat sat.", paragraph]})
+    assert verdict.failing and said in verdict.message() and list(verdict.got["paragraph_hash"]) == [paragraph]
+    assert not JUDGES["hand"](Subject(REFERENCE, tmp_path), {"paragraphs": ["The cat sat.", paragraph]}).failing

@@ -33,7 +33,8 @@ def _registry(*entries: tuple[str, str, str]) -> tuple[Check, ...]:
 REGISTRY: tuple[Check, ...] = _registry(
     (
         "test_hand_example_three_documents",
-        "the chapter's worked example: A unchanged, B becomes 'A bird sang.', C dropped, every stat as in the chapter",
+        "the chapter's worked example: A unchanged, B becomes 'A bird sang.', C dropped, every stat as in the chapter; "
+        "paragraph_hash is SHA-256 of the UTF-8 text on any text, and refuses a lone surrogate with a ValueError",
         "hand",
     ),
     (
