@@ -32,7 +32,36 @@ class _CanarySurvived(Exception):
 # that). Hypothesis itself runs as always; the falsifying example still travels in the exception's notes.
 # Nor the end-of-session garbage collections that look for unraisable exceptions (0.2 s a run), nor
 # assertion rewriting (pytest's comparison of a failing mutant's whole output, which nobody reads).
-VERIFY_PYTEST_ARGS = ("--tb=no", "-p", "no:hypothesispytest", "-p", "no:unraisableexception", "--assert=plain")
+# Nor output capture (a child's output already goes to its log file, where a broken run's tail is read)
+# and the plugins the suite never calls on, whose hooks run around every phase of every case: about 5
+# percent of a run's CPU.
+UNUSED_PLUGINS = (
+    "logging",
+    "warnings",
+    "threadexception",
+    "recwarn",
+    "monkeypatch",
+    "legacypath",
+    "debugging",
+    "doctest",
+    "unittest",
+    "junitxml",
+    "pastebin",
+    "stepwise",
+    "setuponly",
+    "setupplan",
+    "subtests",
+)
+VERIFY_PYTEST_ARGS = (
+    "--tb=no",
+    "-p",
+    "no:hypothesispytest",
+    "-p",
+    "no:unraisableexception",
+    "--assert=plain",
+    "-s",
+    *(arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")),
+)
 
 
 def verify(
