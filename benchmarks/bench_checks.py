@@ -20,10 +20,12 @@ import tempfile
 from typing import Any
 
 ROUND = """
-import json, os, sys, time
+import importlib, json, os, sys, time
 import pytest
 from dedup_harness.core import case_log
-from dedup_harness.core.paths import SUITE_DIR
+
+for module in filter(None, os.environ.get("DEDUP_BENCH_PRELOAD", "").split(",")):  # what a fork server imports
+    importlib.import_module(module)
 
 class CheckTimes:
     def __init__(self):
@@ -43,28 +45,52 @@ def counting(**inputs):  # each input a check judges (a Hypothesis example is on
     recorded(**inputs)
 
 case_log.record = counting
-impl = [f"--impl={sys.argv[2]}"] if len(sys.argv) > 2 else []
 started = time.process_time()
-code = pytest.main([
-    str(SUITE_DIR), "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *impl,
-    "-c", os.devnull, f"--rootdir={SUITE_DIR.parent}", f"--confcutdir={SUITE_DIR.parent}",
-], plugins=[times])
+code = pytest.main(sys.argv[2:], plugins=[times])
 with open(sys.argv[1], "w", encoding="utf-8") as out:
     summary = {"total": time.process_time() - started, "checks": times.cpu, "inputs": times.inputs}
     json.dump({**summary, "code": int(code)}, out)
 """
 
 
-def suite_round(scratch: str, profile: str, impl: str | None = None) -> dict[str, Any]:
-    """One run of the suite (against ``impl``, else the reference): its CPU seconds, each check's, and how many
-    inputs each judged (a Hypothesis example is one)."""
+def suite_args(impl: str | None = None) -> list[str]:
+    """pytest's arguments for the suite against ``impl`` (else the reference), as bench_verify's baseline runs it."""
+    from dedup_harness.core.paths import SUITE_DIR
+
+    return [
+        str(SUITE_DIR),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        *([f"--impl={impl}"] if impl else []),
+        "-c",
+        os.devnull,
+        f"--rootdir={SUITE_DIR.parent}",
+        f"--confcutdir={SUITE_DIR.parent}",
+    ]
+
+
+def suite_round(
+    scratch: str,
+    profile: str,
+    impl: str | None = None,
+    *,
+    args: list[str] | None = None,
+    env: dict[str, str] | None = None,
+    must_pass: bool = True,
+) -> dict[str, Any]:
+    """One run of the suite (against ``impl``, else the reference; or with pytest's ``args`` as given, in the
+    environment ``env`` adds): its CPU seconds, each check's (setup, call and teardown of its cases), and how
+    many inputs each judged (a Hypothesis example is one). ``must_pass``: a failing suite measured nothing."""
     path = os.path.join(scratch, "round.json")
-    env = {**os.environ, "DEDUP_HARNESS_PROFILE": profile}
-    command = [sys.executable, "-c", ROUND, path, *([impl] if impl else [])]
-    subprocess.run(command, env=env, capture_output=True, text=True, check=True)
+    whole_env = {**os.environ, **(env or {}), "DEDUP_HARNESS_PROFILE": profile}
+    command = [sys.executable, "-c", ROUND, path, *(args if args is not None else suite_args(impl))]
+    subprocess.run(command, env=whole_env, cwd=scratch, capture_output=True, text=True, check=False)
     with open(path, encoding="utf-8") as f:
         found: dict[str, Any] = json.load(f)
-    if found["code"] != 0:
+    if must_pass and found["code"] != 0:
         raise SystemExit(f"bench_checks: the suite failed against {impl or 'the reference'}; nothing to measure")
     return found
 
