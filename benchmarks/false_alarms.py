@@ -210,7 +210,10 @@ def main() -> int:
     print(f"{'fixture:10':>10}     budget 0: a correct filter meets a false positive with chance {fixture:.1e}")
     model_any = 1 - np.prod([(1 - c.model_above - c.model_below) for c in correct]) * (1 - fixture)
     seen = sum(c.above + c.below for c in correct)
-    print(f"the check as a whole, a correct filter: {model_any:.1e} by the model; {seen} of {args.seeds} seeds a case")
+    print(
+        f"the check as a whole, a correct filter: outside with chance {model_any:.1e} by the model; "
+        f"{seen} screens outside in {args.seeds} seeds of each case"
+    )
     rates: dict[str, dict[str, float]] = {}
     if args.mutant_seeds:
         with tempfile.TemporaryDirectory() as scratch:
