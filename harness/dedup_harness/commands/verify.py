@@ -22,8 +22,8 @@ from dedup_harness.commands.progress import Progress
 from dedup_harness.core import profiles
 from dedup_harness.core.catalogue import CatalogueError
 from dedup_harness.core.kill_matrix import kill_matrix_text
-from dedup_harness.core.runner import start_fork_server
 from dedup_harness.core.runner.result import SuiteResult
+from dedup_harness.verify.engine import verify
 from dedup_harness.verify.matrix import BreachKind, Matrix, judge
 from dedup_harness.verify.report import render_terminal, to_json, to_markdown
 from dedup_harness.verify.spans import Span
@@ -75,9 +75,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, layout: Layout | None = None) -> int:
-    # The fork server warms up (pytest, Hypothesis, the suite's corpora) while verify imports its engine,
-    # builds the mutants' roots and checks its outputs: it is ready sooner than if it waited for them.
-    start_fork_server()
     layout = layout or Layout()
     with Outputs("verify") as outputs:
         try:
@@ -103,8 +100,6 @@ def run(args: argparse.Namespace, layout: Layout | None = None) -> int:
 def _run_with_progress(
     layout: Layout, roots: tuple[Path, ...], args: argparse.Namespace
 ) -> tuple[Matrix, dict[str, list[Span]]]:
-    from dedup_harness.verify.engine import verify  # pytest and the runner: after the server has started
-
     with Progress("verify") as progress:
 
         def started(targets: list[Target]) -> None:
