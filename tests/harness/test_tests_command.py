@@ -36,7 +36,7 @@ def test_one_check_in_full_gives_its_cases_and_the_pitfalls_it_catches(capsys: p
     assert 's07: splits paragraphs only on "\\n\\n"' in out
     assert main(["tests", "13"]) == 0
     out = words(capsys.readouterr().out)
-    assert "a property: Hypothesis draws 20 examples" in out and "6 inputs pinned with @example" in out
+    assert "a property: Hypothesis draws 10 examples" in out and "7 inputs pinned with @example" in out
 
 
 def test_the_cases_are_what_pytest_collects_of_every_check() -> None:
