@@ -98,16 +98,24 @@ def grade(
             data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
             cases, matches = read_minimal_cases(minimal)
             data = {**data, "minimal_cases": cases, "matches": matches}
-            report = from_sidecar(label, result, options, data, [p.message for p in submission.problems])
+            problems = [p.message for p in submission.problems]
+            report = from_sidecar(label, result, options, data, problems, notes=[n.message for n in submission.notes])
     report.seconds = round(time.monotonic() - started, 3)
     return report
 
 
 def from_sidecar(
-    label: str, result: SuiteResult, options: GradingOptions, data: Mapping[str, Any], problems: list[str]
+    label: str,
+    result: SuiteResult,
+    options: GradingOptions,
+    data: Mapping[str, Any],
+    problems: list[str],
+    *,
+    notes: Sequence[str] = (),
 ) -> GradeReport:
-    """The report from the suite's outcomes and what the grading plugin saw of the worker."""
-    found = [str(p.get("message", "")) for p in data.get("static", [])] or problems
+    """The report from the suite's outcomes and what the grading plugin saw of the worker; ``notes`` (on the
+    submission's file itself: ``Submission.notes``) come first among its problems."""
+    found = [*notes, *([str(p.get("message", "")) for p in data.get("static", [])] or problems)]
     events: dict[str, list[str]] = {}
     attempts = []
     for event in data.get("events", []):
