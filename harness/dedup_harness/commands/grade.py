@@ -49,6 +49,9 @@ from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weight
 
 HELP = "grade submissions (a dedup.py, or a folder holding one): reports, scores, a batch summary"
 HARNESS_ERROR = 2
+# The suite's own seconds beside a submission's budget (its checks make their inputs and judge what came back,
+# untimed): the default --timeout is the budget and these.
+SUITE_SECONDS = 180.0
 # What stops a run before any work, each in one line.
 BEFORE_ANY_WORK = (MissingExtra, WeightsError, ShardError, OutputError, SetupError, InterpreterError, PackagesError)
 
@@ -80,11 +83,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "their own disk, or be kept apart: stderr says why)",
     )
     parser.add_argument(
+        "--budget",
+        type=seconds,
+        default=GradingOptions.budget,
+        metavar="SECONDS",
+        help="seconds of its worker's time one submission may use in all, every wait on the worker counted; past "
+        "them its checks time out (default: %(default)g)",
+    )
+    parser.add_argument(
         "--timeout",
         type=seconds,
-        default=GradingOptions.timeout,
+        default=None,
         metavar="SECONDS",
-        help="wall time for one submission's run of the checks (default: %(default)g)",
+        help=f"wall time for one submission's run of the checks, longer than --budget (default: the budget "
+        f"+ {SUITE_SECONDS:g})",
     )
     parser.add_argument(
         "--show-student-output", action="store_true", help="print what submissions printed (hidden by default)"
@@ -120,6 +132,14 @@ def run(args: argparse.Namespace) -> int:
             setup = dataclasses.replace(setup, packages=packages)
         except BEFORE_ANY_WORK as exc:
             return fail("grade", exc, HARNESS_ERROR)
+        timeout = args.timeout if args.timeout is not None else args.budget + SUITE_SECONDS
+        if timeout <= args.budget:
+            return fail(
+                "grade",
+                f"--timeout {timeout:g} is not longer than --budget {args.budget:g}: the suite's run holds "
+                "the worker's seconds and its own",
+                HARNESS_ERROR,
+            )
         chosen = shard.select(sorted(set(args.paths)))
         try:
             fork = start_fork_server() if chosen else None  # it warms up while the preflight runs
@@ -130,7 +150,9 @@ def run(args: argparse.Namespace) -> int:
             if check.leaks and not args.unisolated:
                 return fail("grade", check.refusal(), HARNESS_ERROR)
             warning = unisolated_warning(check) if check.leaks else ""
-            options = GradingOptions(weights, diagnoser(), timeout=args.timeout, setup=setup, warning=warning)
+            options = GradingOptions(
+                weights, diagnoser(), timeout=timeout, budget=args.budget, setup=setup, warning=warning
+            )
             jobs = jobs_with_room(setup, min(args.jobs, max(len(chosen), 1)))
             with Progress("grade") as progress:
                 progress.phase("submissions", total=len(chosen))

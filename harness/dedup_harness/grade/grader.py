@@ -26,8 +26,9 @@ from dedup_harness.grade.diagnosis import Diagnoser
 from dedup_harness.grade.feedback import CheckFeedback, asserts, check_feedback, scrub
 from dedup_harness.grade.minimize import plugin as minimize_plugin
 from dedup_harness.grade.minimize.case import MinimalCase
-from dedup_harness.grade.plugin import plugin_args, setup_args
+from dedup_harness.grade.plugin import budget_args, plugin_args, setup_args
 from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status
+from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.tiers import WorkerSetup
 from dedup_harness.grade.scoring import ZERO, Weights
 from dedup_harness.grade.submission import SubmissionError, prepare
@@ -47,6 +48,7 @@ class GradingOptions:
     weights: Weights
     diagnoser: Diagnoser
     timeout: float = 300.0  # seconds for the whole suite: well past the worker's own budget
+    budget: float = Limits.submission_seconds  # seconds of the worker's time for one submission (``client.budget``)
     check_timeout: float = 60.0  # seconds per case
     setup: WorkerSetup | None = None  # the tier and interpreter the preflight checked (None: each run probes)
     warning: str = ""  # the run grades without isolation (--unisolated): every report says this first
@@ -82,7 +84,8 @@ def grade(
             if in_process is not None:
                 root, plugins = submission.root, in_process(sidecar)
             else:
-                root, plugins = IMPL_ROOT, plugin_args(submission.root, sidecar, *setup_args(options.setup))
+                options_args = [*setup_args(options.setup), *budget_args(options.budget)]
+                root, plugins = IMPL_ROOT, plugin_args(submission.root, sidecar, *options_args)
             result = run_suite(
                 root,
                 profile="grading",

@@ -100,6 +100,11 @@ def setup_args(setup: WorkerSetup | None) -> list[str]:
     return [] if setup is None else [f"{SETUP_OPTION}={setup.as_json()}"]
 
 
+def budget_args(seconds: float) -> list[str]:
+    """The plugin's arguments that give the submission ``seconds`` of its worker's time."""
+    return [f"--submission-timeout={seconds!r}"]
+
+
 def _setup(config: pytest.Config) -> WorkerSetup:
     given = config.getoption("worker_setup")
     if given:  # detected and checked by the grade command, passed-over tiers and all: no second detection

@@ -1,0 +1,17 @@
+# base: reference
+# Tries: to cost the batch time through its output: a correct stage that prints 400 MB on every call
+# of exact_dedup (one line, written in 4 MB pieces), far past the 16 KiB of output the grader keeps.
+# Expected verdict: full marks (nothing it prints is a verdict); the output past the cap is
+# discarded as fast as the pipe carries it, and the report says how much was cut.
+import sys
+
+_PIECE = "x" * (4 << 20)
+_PIECES = 100  # 400 MiB a call
+_honest = exact_dedup
+
+
+def exact_dedup(docs, bloom_bytes_per_item=10, *, spool_dir=None, stats=None):
+    for _ in range(_PIECES):
+        sys.stdout.write(_PIECE)
+    sys.stdout.write("\n")
+    yield from _honest(docs, bloom_bytes_per_item, spool_dir=spool_dir, stats=stats)
