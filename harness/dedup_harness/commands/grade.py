@@ -20,7 +20,7 @@ import argparse
 import contextlib
 import dataclasses
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -37,7 +37,7 @@ from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.preflight import Preflight, preflight
-from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, terminal
+from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, names, terminal
 from dedup_harness.grade.reports.model import GradeReport, Status
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.sandbox import Limits, room
@@ -66,7 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="write Gradescope's results.json into DIR; for several submissions, one folder each, named after the "
         "submission's path with every character but letters, digits, '-', '_' and '.' made '_' "
-        "(alice/dedup.py -> DIR/alice_dedup.py/results.json)",
+        "(alice/dedup.py -> DIR/alice_dedup.py/results.json), and a digest of the path added where two would "
+        "share a name (docs/reports.md)",
     )
     parser.add_argument(
         "--html", metavar="FILE", help="write the batch as one self-contained HTML page to FILE (plots, feedback)"
@@ -140,7 +141,11 @@ def run(args: argparse.Namespace) -> int:
                 "the worker's seconds and its own",
                 HARNESS_ERROR,
             )
-        chosen = shard.select(sorted(set(args.paths)))
+        batch = sorted(set(args.paths))
+        clash = names.clash(batch)
+        if clash is not None:
+            return fail("grade", clash, HARNESS_ERROR)
+        chosen = shard.select(batch)
         try:
             fork = start_fork_server() if chosen else None  # it warms up while the preflight runs
             check = preflight(setup)
@@ -165,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
                         f"{harmless.line(r.submission)}: {out_of(r.score, r.max_score)}"
                     ),
                 )
-            write_outputs(args, reports, str(shard), outputs, identify(args.paths, weights))
+            write_outputs(args, reports, str(shard), outputs, identify(args.paths, weights), names.folders(batch))
         except (OutputError, OSError) as exc:  # OSError: no fork server (a temp folder whose path is too long)
             return fail("grade", exc, HARNESS_ERROR)
     return HARNESS_ERROR if any(r.status is Status.HARNESS_ERROR for r in reports) else 0
@@ -225,9 +230,15 @@ def diagnoser() -> Diagnoser:
 
 
 def write_outputs(
-    args: argparse.Namespace, reports: Sequence[GradeReport], shard: str, outputs: Outputs, batch: BatchIdentity
+    args: argparse.Namespace,
+    reports: Sequence[GradeReport],
+    shard: str,
+    outputs: Outputs,
+    batch: BatchIdentity,
+    folders: Mapping[str, str],
 ) -> None:
-    """The terminal report, then every output file, written together."""
+    """The terminal report, then every output file, written together; ``folders``: each submission's Gradescope
+    folder (``names.folders``)."""
     rows = [csv_report.row(report, shard) for report in reports]
     summary = summarize(rows)
     console = Console(stderr=outputs.stdout, soft_wrap=False)
@@ -252,12 +263,6 @@ def write_outputs(
         outputs.put("--html", html.render(reports, summary))
     if args.gradescope:
         for report in reports:
-            folder = "." if len(reports) == 1 else safe_name(report.submission)
+            folder = "." if len(reports) == 1 else folders[report.submission]
             outputs.put_in_folder("--gradescope", f"{folder}/results.json", gradescope.render(report))
     outputs.commit()
-
-
-def safe_name(submission: str) -> str:
-    """A folder name for a submission's results: its path with separators made harmless."""
-    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in submission.strip("/"))
-    return cleaned.lstrip(".") or "submission"
