@@ -22,6 +22,7 @@ from dedup_harness.grade.submission import Submission, SubmissionError, prepare
 from dedup_harness.grade.submitted_files import MAX_ENTRIES
 from machine_setups import public_folder
 from tree_shapes import NOBODY, as_user
+from upload_shapes import HARD_LINK_NOTE, REFUSED, SHAPES, refusal
 
 REFERENCE = (IMPL_ROOT / "corpus" / "dedup.py").read_bytes()
 DEADLINE = 30.0  # seconds prepare may take on a tree of a few files: far past what it needs
@@ -59,20 +60,8 @@ def classmate(tmp_path: Path) -> Path:
     return folder
 
 
-def make_mknod_device(path: Path) -> None:
-    os.mknod(path, stat.S_IFCHR | 0o644, os.makedev(1, 5))  # /dev/zero's numbers
-
-
-SHAPES: dict[str, tuple[Callable[[Path, Path], None], str]] = {
-    # name: (make it in the student's folder, given the classmate's; the words that name it)
-    "a link to a classmate's folder": (
-        lambda me, other: (me / "project").symlink_to(other),
-        "project (a symbolic link)",
-    ),
-    "a link to a classmate's file": (
-        lambda me, other: (me / "dedup.py").symlink_to(other / "dedup.py"),
-        "dedup.py (a symbolic link)",
-    ),
+EXTRA_SHAPES: dict[str, tuple[Callable[[Path, Path], None], str]] = {
+    # beside upload_shapes' attacks: (make it in the student's folder, given the classmate's; the words naming it)
     "a dangling link beside a dedup.py": (
         lambda me, other: ((me / "dedup.py").write_bytes(REFERENCE), (me / "guess").symlink_to(me / "nowhere")),
         "guess (a symbolic link)",
@@ -81,26 +70,31 @@ SHAPES: dict[str, tuple[Callable[[Path, Path], None], str]] = {
         lambda me, other: ((me / "a" / "b").mkdir(parents=True), (me / "a" / "b" / "c").symlink_to(other)),
         "a/b/c (a symbolic link)",
     ),
-    "a FIFO as dedup.py": (lambda me, other: os.mkfifo(me / "dedup.py"), "dedup.py (a FIFO)"),
     "a FIFO in a project folder": (
         lambda me, other: ((me / "project").mkdir(), os.mkfifo(me / "project" / "dedup.py")),
         "project/dedup.py (a FIFO)",
     ),
-    "a socket beside a dedup.py": (
-        lambda me, other: ((me / "dedup.py").write_bytes(REFERENCE), os.mknod(me / "sock", stat.S_IFSOCK | 0o600)),
-        "sock (a socket)",
-    ),
 }
+REFUSED_SHAPES = sorted(name for name, shape in SHAPES.items() if shape.named)
 
 
 class TestRefused:
-    @pytest.mark.parametrize("shape", sorted(SHAPES))
+    @pytest.mark.parametrize("name", REFUSED_SHAPES)
+    def test_each_upload_shape_is_refused_by_name(self, tmp_path: Path, name: str) -> None:
+        if name == "device" and os.geteuid() != 0:
+            pytest.skip("only root can make a device node")
+        me = tmp_path / "me"
+        me.mkdir()
+        SHAPES[name].make(me, classmate(tmp_path))
+        assert refused(me, tmp_path / "scratch") == refusal(me, SHAPES[name])
+
+    @pytest.mark.parametrize("shape", sorted(EXTRA_SHAPES))
     def test_anything_but_regular_files_and_folders_below_the_path_is_refused_by_name(
         self, tmp_path: Path, shape: str
     ) -> None:
         me = tmp_path / "me"
         me.mkdir()
-        make, words = SHAPES[shape]
+        make, words = EXTRA_SHAPES[shape]
         make(me, classmate(tmp_path))
         message = refused(me, tmp_path / "scratch")
         assert f"{me}: holds {words}; {ONLY}" in message, message
@@ -116,19 +110,17 @@ class TestRefused:
     def test_a_fifo_given_as_the_path_is_refused_without_waiting_on_it(self, tmp_path: Path) -> None:
         fifo = tmp_path / "dedup.py"
         os.mkfifo(fifo)
-        assert refused(fifo, tmp_path / "scratch") == f"{fifo}: a FIFO; {ONLY}; nothing in it is followed or opened"
+        assert refused(fifo, tmp_path / "scratch") == f"{fifo}: a FIFO; {REFUSED}"
 
     def test_a_link_given_as_the_path_is_refused(self, tmp_path: Path) -> None:
         (tmp_path / "link").symlink_to(classmate(tmp_path), target_is_directory=True)
         assert "a symbolic link; submit the file or folder itself" in refused(tmp_path / "link", tmp_path / "s")
 
     @pytest.mark.skipif(os.geteuid() != 0, reason="only root can make a device node")
-    def test_a_device_is_refused_and_never_read(self, tmp_path: Path) -> None:
-        me = tmp_path / "me"
-        me.mkdir()
-        make_mknod_device(me / "dedup.py")
-        assert f"{me}: holds dedup.py (a device)" in refused(me, tmp_path / "scratch")
-        assert f"{me / 'dedup.py'}: a device" in refused(me / "dedup.py", tmp_path / "scratch2")
+    def test_a_device_given_as_the_path_is_refused_and_never_read(self, tmp_path: Path) -> None:
+        SHAPES["device"].make(tmp_path, tmp_path)
+        device = tmp_path / "dedup.py"
+        assert refused(device, tmp_path / "scratch") == f"{device}: a device; {REFUSED}"
 
     def test_a_folder_of_more_entries_than_the_walk_looks_at_is_refused(self, tmp_path: Path) -> None:
         me = tmp_path / "me"
@@ -177,13 +169,9 @@ class TestRead:
         assert (got.root / "corpus" / "dedup.py").read_bytes() == REFERENCE
 
     def test_a_hard_link_is_noted_for_staff(self, tmp_path: Path) -> None:
-        other = classmate(tmp_path)
         me = tmp_path / "me"
         me.mkdir()
-        os.link(other / "dedup.py", me / "dedup.py")
+        SHAPES["hard_link"].make(me, classmate(tmp_path))
         got = prepared(me, tmp_path / "scratch")
         assert isinstance(got, Submission)
-        assert [note.message for note in got.notes] == [
-            f"{me / 'dedup.py'} has 2 names on its disk (a hard link): the same file is elsewhere too, "
-            "perhaps in another submission"
-        ]
+        assert [note.message for note in got.notes] == [HARD_LINK_NOTE]

@@ -40,9 +40,11 @@ class SubmissionError(Exception):
 
 @dataclass(frozen=True)
 class Source:
-    """A submission's dedup.py as read: where it is (the path shown), its bytes, and how many names it has."""
+    """A submission's dedup.py as read: where it is (the path shown, and its name within the submission), its
+    bytes, and how many names it has."""
 
     path: Path
+    name: str  # "dedup.py", or "project/dedup.py" in a submission's one project folder
     data: bytes
     links: int  # st_nlink: more than 1 is a hard link
 
@@ -51,8 +53,8 @@ class Source:
         if self.links <= 1:
             return []
         return [
-            f"{self.path} has {self.links} names on its disk (a hard link): the same file is elsewhere too, "
-            "perhaps in another submission"
+            f"{printable(self.name)} has {self.links} names on its disk (a hard link): the same file is elsewhere "
+            "too, perhaps in another submission"
         ]
 
 
@@ -186,7 +188,7 @@ def read(path: Path, names: tuple[str, ...]) -> Source:
             data += chunk
         if len(data) > MAX_BYTES:  # it grew since the fstat
             raise SubmissionError(f"{shown}: over the {MAX_BYTES >> 10} KiB a dedup.py may have")
-        return Source(shown, bytes(data), info.st_nlink)
+        return Source(shown, "/".join(names) or path.name, bytes(data), info.st_nlink)
 
 
 @contextlib.contextmanager
