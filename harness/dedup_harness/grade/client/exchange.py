@@ -14,11 +14,11 @@ worker (a request, a batch of input it asked for and does not read), never the s
 own input takes to make its documents. A call's time limit counts every one of those seconds too,
 and no wait outlasts the call's limit or the submission's time. What goes wrong on the channel
 becomes the fault the check sees: the worker (``worker``) stops the incarnation, files the event and
-raises. A request left open by an exception
-(the check's own time limit, say) stops the worker too: it may still be busy with it, or waiting to
-be fed, and its reply would otherwise come in the middle of the next check. Notices of refused
-attempts, which the worker sends whenever its audit hook refuses something, are recorded on the way
-to the message awaited.
+raises. A request left open by an exception (the check's own time limit, say) stops the worker too:
+it may still be busy with it, or waiting to be fed, and its reply would otherwise come in the middle
+of the next check. Notices of refused attempts, which the worker sends whenever its audit hook
+refuses something, are recorded on the way to the message awaited. A worker that has printed more
+than the grader reads is told, before the next request, to discard the rest (``messages.quiet``).
 """
 
 from __future__ import annotations

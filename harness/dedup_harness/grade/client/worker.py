@@ -67,8 +67,8 @@ class Worker:
     def start(self) -> Channel:
         """Start the next incarnation and await its first word; its channel refuses a line over MAX_MESSAGE."""
         with self.budget.clock():
-            self.started = time.monotonic()
             self.process = self.sandbox.start()
+            self.started = time.monotonic()
             self.channel = Channel(self.process.reply_fd, self.process.request_fd, longest=m.MAX_MESSAGE)
             self.incarnation += 1
             self.quieted = False

@@ -25,6 +25,7 @@ says is checked by the grader.
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import select
@@ -276,9 +277,32 @@ class RemoteInput:
         raise StopIteration
 
 
+class Nowhere(io.TextIOBase):
+    """``sys.stdout`` and ``sys.stderr`` once the grader reads no more: text printed goes nowhere, unencoded."""
+
+    encoding = "utf-8"
+    errors = "strict"
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.buffer = io.FileIO(fd, "wb", closefd=False)  # bytes written to it go to /dev/null too
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        return len(text)
+
+    def fileno(self) -> int:
+        return self.buffer.fileno()
+
+
 def discard_output() -> None:
-    """From now on stdout and stderr are /dev/null: what the submission prints costs a write that goes nowhere,
-    not a trip through a pipe to a grader that keeps none of it."""
+    """From now on what the submission prints goes nowhere: fds 1 and 2 are /dev/null, and ``print`` writes to
+    streams that drop text without encoding it. Printing then costs next to nothing, not a trip through a pipe
+    to a grader that keeps none of it."""
     try:
         null = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
     except OSError:
@@ -286,6 +310,7 @@ def discard_output() -> None:
     for fd in (1, 2):
         os.dup2(null, fd)
     os.close(null)
+    sys.stdout, sys.stderr = Nowhere(1), Nowhere(2)
 
 
 def steady_temp_names() -> None:
