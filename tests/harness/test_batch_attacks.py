@@ -23,8 +23,9 @@ import pytest
 
 from beside_correct import EVERY_CASE, Batch, Maker, grade_with_correct, writes
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.procfs import start_ticks
 from dedup_harness.grade.reports.names import folders
-from dedup_harness.grade.sandbox.users import UID_BASE
+from dedup_harness.grade.sandbox.users import grader_of
 from grading_support import hostile_bytes
 from machine_setups import TEST_USER, missing_for_setups, public_folder
 from upload_shapes import HARD_LINK_NOTE, SHAPES, refusal
@@ -58,7 +59,11 @@ def batch(request: pytest.FixtureRequest) -> Any:
 
 
 def left_in_tmp(since: float) -> list[str]:
-    """What a worker's uid (or the test user, whose workers share its uid) made in /tmp since ``since``."""
+    """What a worker's uid (or the test user, whose workers share its uid) made in /tmp since ``since``.
+
+    Once the batch is over every grader of it has ended: a worker uid whose grader (``grader_of``) is still
+    alive is another run's, on a machine shared with other sessions, and is not counted.
+    """
     try:
         owners = {pwd.getpwnam(TEST_USER).pw_uid}
     except KeyError:
@@ -66,7 +71,9 @@ def left_in_tmp(since: float) -> list[str]:
     found = []
     for entry in os.scandir("/tmp"):
         info = entry.stat(follow_symlinks=False)
-        if (info.st_uid >= UID_BASE or info.st_uid in owners) and info.st_mtime >= since:
+        grader = grader_of(info.st_uid)
+        ours = info.st_uid in owners or (grader is not None and start_ticks(grader) is None)
+        if ours and info.st_mtime >= since:
             found.append(entry.name)
     return sorted(found)
 
