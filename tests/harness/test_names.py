@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
+import json
+import xml.etree.ElementTree as ET
 
-from dedup_harness.grade.reports import names
+from dedup_harness.grade.reports import csv_report, json_report, junit, names
 from dedup_harness.grade.reports.names import LONGEST
+from grade_fakes import buggy_report, report
 
 
 def digest(path: str) -> str:
@@ -43,3 +48,16 @@ def test_paths_that_read_the_same_in_the_reports_are_refused_before_grading() ->
     assert names.clash(["a\x1bb", escaped]) == (
         "two submissions' paths read the same once made printable (a\\x1bb): rename one of them"
     )
+
+
+def test_two_submissions_whose_folders_would_collide_keep_a_row_an_entry_and_a_suite_each() -> None:
+    reports = [report(name="team 7/"), buggy_report(name="team_7/")]
+    rows = list(csv.DictReader(io.StringIO(csv_report.render([csv_report.row(r, "1/1") for r in reports], {}))))
+    entries = json.loads(json_report.render(reports, {}))["submissions"]
+    suites = ET.fromstring(junit.render(reports)).findall("testsuite")
+    for names_in_output in (
+        [row["submission"] for row in rows],
+        [entry["submission"] for entry in entries],
+        [suite.get("name") for suite in suites],
+    ):
+        assert sorted(names_in_output) == ["team 7/", "team_7/"]
