@@ -13,6 +13,7 @@ the temp folder or in /tmp.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
@@ -22,6 +23,7 @@ from typing import Any
 import pytest
 
 from beside_correct import EVERY_CASE, Batch, Maker, grade_with_correct, writes
+from dedup_harness.core import scratch_dirs
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.procfs import start_ticks
 from dedup_harness.grade.reports.names import folders
@@ -53,27 +55,29 @@ def batch(request: pytest.FixtureRequest) -> Any:
         graded = grade_with_correct(
             request.param, request, hostiles, temp, options=["--budget", str(BUDGET)], gradescope=True
         )
-        yield graded, sorted(os.listdir(temp)), left_in_tmp(started)
+        yield graded, sorted(os.listdir(temp)), left_in_tmp(started, request.param.setup)
     finally:
         shutil.rmtree(temp, ignore_errors=True)
 
 
-def left_in_tmp(since: float) -> list[str]:
-    """What a worker's uid (or the test user, whose workers share its uid) made in /tmp since ``since``.
+def left_in_tmp(since: float, setup: str) -> list[str]:
+    """What a worker's uid (or, in the user setup, the test user, whose workers share its uid) made in /tmp since
+    ``since``.
 
-    Once the batch is over every grader of it has ended: a worker uid whose grader (``grader_of``) is still
-    alive is another run's, on a machine shared with other sessions, and is not counted.
+    Once the batch is over every process of it has ended: on a machine shared with other sessions, what a
+    live grader's workers own, or scratch named after a live process, is another run's and is not counted.
     """
-    try:
-        owners = {pwd.getpwnam(TEST_USER).pw_uid}
-    except KeyError:
-        owners = set()
+    owners: set[int] = set()
+    if setup == "user":
+        with contextlib.suppress(KeyError):
+            owners.add(pwd.getpwnam(TEST_USER).pw_uid)
     found = []
     for entry in os.scandir("/tmp"):
         info = entry.stat(follow_symlinks=False)
         grader = grader_of(info.st_uid)
         ours = info.st_uid in owners or (grader is not None and start_ticks(grader) is None)
-        if ours and info.st_mtime >= since:
+        live = entry.name.startswith("dedup-harness-") and not scratch_dirs.is_dead(entry.name)
+        if ours and not live and info.st_mtime >= since:
             found.append(entry.name)
     return sorted(found)
 
