@@ -2,10 +2,11 @@
 
 Run with ``python benchmarks/bench_checks.py [--rounds N] [--profile ci]``. Each round runs the suite
 against the reference in a fresh interpreter (as bench_verify's baseline does) with a small plugin
-that times every test's setup, call and teardown in CPU seconds (``time.process_time``: other work
-on the machine stretches wall time, not this) and sums them by check. The medians over the rounds
-are printed as a table and as JSON. A new check's growth of the suite is its cost over the cost of
-the others: the budget issues 13 and 16 set is 10 percent. The figures are printed, not asserted.
+(``check_times.py``) that times every test's setup, call and teardown in CPU seconds
+(``time.process_time``: other work on the machine stretches wall time, not this) and sums them by
+check. The medians over the rounds are printed as a table and as JSON. A new check's growth of the
+suite is its cost over the cost of the others: the budget issues 13 and 16 set is 10 percent. The
+figures are printed, not asserted.
 """
 
 from __future__ import annotations
@@ -20,47 +21,47 @@ import tempfile
 from typing import Any
 
 ROUND = """
-import json, os, sys, time
+import json, sys, time
 import pytest
-from dedup_harness.core import case_log
-from dedup_harness.core.paths import SUITE_DIR
+import check_times
 
-class CheckTimes:
-    def __init__(self):
-        self.cpu, self.inputs, self.current = {}, {}, None
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_protocol(self, item, nextitem):
-        started, self.current = time.process_time(), item.originalname
-        yield
-        self.cpu[self.current] = self.cpu.get(self.current, 0.0) + time.process_time() - started
-
-times = CheckTimes()
-recorded = case_log.record
-
-def counting(**inputs):  # each input a check judges (a Hypothesis example is one) passes here
-    times.inputs[times.current] = times.inputs.get(times.current, 0) + 1
-    recorded(**inputs)
-
-case_log.record = counting
-impl = [f"--impl={sys.argv[2]}"] if len(sys.argv) > 2 else []
+times = check_times.CheckTimes()
+times.count_inputs()
 started = time.process_time()
-code = pytest.main([
-    str(SUITE_DIR), "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *impl,
-    "-c", os.devnull, f"--rootdir={SUITE_DIR.parent}", f"--confcutdir={SUITE_DIR.parent}",
-], plugins=[times])
+code = pytest.main(sys.argv[2:], plugins=[times])
 with open(sys.argv[1], "w", encoding="utf-8") as out:
     summary = {"total": time.process_time() - started, "checks": times.cpu, "inputs": times.inputs}
     json.dump({**summary, "code": int(code)}, out)
 """
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def suite_args(impl: str | None = None) -> list[str]:
+    """pytest's arguments for the suite against ``impl`` (else the reference), as bench_verify's baseline runs it."""
+    from dedup_harness.core.paths import SUITE_DIR
+
+    return [
+        str(SUITE_DIR),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        *([f"--impl={impl}"] if impl else []),
+        "-c",
+        os.devnull,
+        f"--rootdir={SUITE_DIR.parent}",
+        f"--confcutdir={SUITE_DIR.parent}",
+    ]
 
 
 def suite_round(scratch: str, profile: str, impl: str | None = None) -> dict[str, Any]:
-    """One run of the suite (against ``impl``, else the reference): its CPU seconds, each check's, and how many
-    inputs each judged (a Hypothesis example is one)."""
+    """One run of the suite (against ``impl``, else the reference): its CPU seconds, each check's (check_times.py),
+    and how many inputs each judged (a Hypothesis example is one)."""
     path = os.path.join(scratch, "round.json")
     env = {**os.environ, "DEDUP_HARNESS_PROFILE": profile}
-    command = [sys.executable, "-c", ROUND, path, *([impl] if impl else [])]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [HERE, env.get("PYTHONPATH", "")]))  # check_times
+    command = [sys.executable, "-c", ROUND, path, *suite_args(impl)]
     subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     with open(path, encoding="utf-8") as f:
         found: dict[str, Any] = json.load(f)

@@ -45,6 +45,7 @@ SLOW_MODULES = {
     "test_output_floods.py": "floods of output through every tier (155 s)",
     "test_disk_of_its_own.py": "disk bombs in every tier and setup (98 s)",
     "test_classmates.py": "two submissions graded together, in every tier (92 s)",
+    "test_batch_attacks.py": "links, FIFOs, names, deep sources, stalls in one batch, every tier and setup (351 s)",
     "test_hostile_submissions.py": "the hostile samples graded in every tier (80 s)",
     "test_refused_samples.py": "submissions the grader refuses, graded in every tier (85 s)",
     "test_allowed_in_tiers.py": "allowed and refused imports graded in every tier and setup (110 s)",

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -96,6 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return int(args.run(args))
             except SystemExit as stop:
                 return stop.code if isinstance(stop.code, int) else USAGE_ERROR
+            except BrokenPipeError:  # `dedup-harness tests | head`: the reader left; say nothing more to it
+                return output_closed()
             except KeyboardInterrupt as interrupt:
                 from dedup_harness.core.runner import stop_fork_server  # (imported only here: not free)
 
@@ -103,6 +107,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return interrupted(command, interrupt)
             finally:
                 scratch_dirs.sweep_all(mine=True)
+
+
+def output_closed() -> int:
+    """Exit as a process that SIGPIPE ended (128 + 13), with stdout pointed at /dev/null so that the interpreter's
+    own flush at exit does not fail again on the closed pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + signal.SIGPIPE
 
 
 def interrupted(command: str, interrupt: KeyboardInterrupt) -> int:

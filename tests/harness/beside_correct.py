@@ -1,9 +1,12 @@
-"""Grade a hostile submission beside the correct sample, in one batch of two, in one setup and tier.
+"""Grade a hostile submission beside the correct sample, in one batch, in one setup and tier.
 
 The tests of what submissions graded at the same time can do to each other (``test_classmates``,
 ``test_disk_of_its_own``) run the ``grade`` command in a setup of ``machine_setups`` on a hostile
 sample and ``samples/correct_different.py`` with ``--jobs 2``, so that both are graded at once, with
 the temp folder the test chose; then read the JSON report and what the grader said on stderr.
+``grade_with_correct`` grades any number of hostile submissions so, each made in a folder of its own
+by a ``Maker`` (a source written, or a folder shaped: ``upload_shapes``), beside a ``classmate``
+folder holding the correct sample that is not graded (what a link would reach).
 """
 
 from __future__ import annotations
@@ -12,14 +15,15 @@ import json
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dedup_harness.core.checks import CHECKS
-from grading_support import hostile_source
+from grading_support import hostile_bytes
 from machine_setups import missing_for_setups, public_folder, setup_for
 
 CORRECT = Path(__file__).resolve().parent / "submissions" / "samples" / "correct_different.py"
@@ -34,12 +38,24 @@ class Case:
         return f"{self.setup}-{self.tier}"
 
 
+# Every tier in every setup that offers it: root's four, a non-root user's (no unshare: it needs root), a
+# container's (no bubblewrap: it needs CAP_SYS_ADMIN).
+EVERY_CASE = [
+    *(Case("root", tier) for tier in ("bubblewrap", "unshare", "landlock", "seccomp")),
+    *(Case("user", tier) for tier in ("bubblewrap", "landlock", "seccomp")),
+    *(Case("container", tier) for tier in ("unshare", "landlock", "seccomp")),
+]
+Maker = Callable[[Path, Path], None]  # fills a submission's (empty) folder, given the classmate's folder
+
+
 @dataclass
 class Batch:
     case: Case
     exit_status: int
     stderr: str
     report: dict[str, Any]
+    gradescope: dict[str, Any] = field(default_factory=dict)  # each folder's results.json, when asked for
+    base: Path = Path()  # where the submissions were (removed once graded)
 
     def submission(self, name: str) -> dict[str, Any]:
         return next(s for s in self.report["submissions"] if Path(s["submission"]).name == name)
@@ -56,8 +72,27 @@ class Batch:
         return "\n".join(line for check in self.submission(name)["checks"] for line in check["feedback"])
 
 
+def writes(source: bytes) -> Maker:
+    """A submission that is one dedup.py of these bytes."""
+    return lambda folder, classmate: (folder / "dedup.py").write_bytes(source)
+
+
 def grade_beside_correct(case: Case, request: pytest.FixtureRequest, hostile: str, temp: Path) -> Batch:
     """``grade HOSTILE CORRECT --jobs 2 --tier TIER`` in the case's setup, with ``temp`` as TMPDIR."""
+    return grade_with_correct(case, request, {"hostile": writes(hostile_bytes(hostile))}, temp)
+
+
+def grade_with_correct(
+    case: Case,
+    request: pytest.FixtureRequest,
+    hostiles: Mapping[str, Maker],
+    temp: Path,
+    *,
+    options: Sequence[str] = (),
+    gradescope: bool = False,
+) -> Batch:
+    """``grade HOSTILE... CORRECT --jobs 2 --tier TIER OPTIONS`` in the case's setup, with ``temp`` as TMPDIR; each
+    hostile submission named as ``hostiles`` names it."""
     reason = missing_for_setups()
     if reason is not None:
         pytest.skip(reason)
@@ -66,21 +101,27 @@ def grade_beside_correct(case: Case, request: pytest.FixtureRequest, hostile: st
     python = request.getfixturevalue("user_python") if case.setup == "user" else Path(sys.executable)
     base = public_folder("dedup-harness-beside-")
     try:
-        for name, source in (("hostile", hostile_source(hostile)), ("correct", CORRECT.read_text(encoding="utf-8"))):
+        correct = writes(CORRECT.read_bytes())
+        for name, make in {"classmate": correct, **hostiles, "correct": correct}.items():
             (base / name).mkdir(mode=0o755)
-            (base / name / "dedup.py").write_text(source, encoding="utf-8")
+            make(base / name, base / "classmate")
         outputs = base / "outputs"
         outputs.mkdir()
         outputs.chmod(0o777)
-        command = [*setup.prefix, str(python), "-m", "dedup_harness.cli", "grade", str(base / "hostile")]
+        command = [*setup.prefix, str(python), "-m", "dedup_harness.cli", "grade", *(str(base / h) for h in hostiles)]
         command += [str(base / "correct"), "--jobs", "2", "--tier", case.tier, "--json", str(outputs / "grades.json")]
+        command += [*options, *(["--gradescope", str(outputs / "gradescope")] if gradescope else [])]
         if case.tier == "seccomp":  # the checkout is readable by the worker's uid: the preflight would refuse
             command.append("--unisolated")
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": str(base), "LANG": "C.UTF-8"}
         env["TMPDIR"] = str(temp)
-        done = subprocess.run(command, env=env, cwd=base, capture_output=True, text=True, timeout=600, check=False)
+        done = subprocess.run(command, env=env, cwd=base, capture_output=True, text=True, timeout=1800, check=False)
         written = outputs / "grades.json"
         report = json.loads(written.read_text(encoding="utf-8")) if written.exists() else {}
-        return Batch(case, done.returncode, done.stderr, report)
+        results = {
+            path.parent.name: json.loads(path.read_text(encoding="utf-8"))
+            for path in (outputs / "gradescope").glob("*/results.json")
+        }
+        return Batch(case, done.returncode, done.stderr, report, results, base)
     finally:
         shutil.rmtree(base, ignore_errors=True)

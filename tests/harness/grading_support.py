@@ -2,12 +2,16 @@
 
 A hostile submission in ``submissions/hostile/`` whose first line is ``# base: reference`` is the
 reference's dedup.py with the file appended (so it overrides only what it attacks); any other file
-is the whole dedup.py.
+is the whole dedup.py. A file saved in another encoding says so on its first line with a PEP 263
+coding cookie, and the mark follows it: the cookie stays first, and the whole is that encoding's bytes
+(``hostile_bytes``).
 """
 
 from __future__ import annotations
 
 import json
+import re
+import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +28,7 @@ from dedup_harness.grade.submission import Submission, prepare
 
 HOSTILE_DIR = Path(__file__).resolve().parent / "submissions" / "hostile"
 BASE_MARK = "# base: reference"
+COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")  # PEP 263's, on the first line
 
 
 @dataclass
@@ -49,11 +54,26 @@ def tier_param(tier: str) -> Any:
 
 
 def hostile_source(name: str) -> str:
-    text = (HOSTILE_DIR / f"{name}.py").read_text(encoding="utf-8")
+    return hostile_bytes(name).decode(_encoding(name))
+
+
+def hostile_bytes(name: str) -> bytes:
+    """The sample's dedup.py as a student would hand it in: bytes, in the encoding its cookie names."""
+    encoding = _encoding(name)
+    text = (HOSTILE_DIR / f"{name}.py").read_text(encoding=encoding)
+    cookie = ""
+    if COOKIE.match(text):
+        cookie, _, text = text.partition("\n")
+        cookie += "\n"
     if text.startswith(BASE_MARK):
         reference = (IMPL_ROOT / "corpus" / "dedup.py").read_text(encoding="utf-8")
-        return f"{reference}\n\n# ---- the hostile part ----\n{text}"
-    return text
+        text = f"{reference}\n\n# ---- the hostile part ----\n{text}"
+    return (cookie + text).encode(encoding)
+
+
+def _encoding(name: str) -> str:
+    with open(HOSTILE_DIR / f"{name}.py", "rb") as sample:
+        return tokenize.detect_encoding(sample.readline)[0]
 
 
 def grade(

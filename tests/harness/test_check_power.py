@@ -110,7 +110,7 @@ RUNS = [
     ("unique", UNIQUE, 1),
 ]
 SIZES = (0.1, 0.25, 0.5, 1, 2.5, 10, 0, -1, math.nan, math.inf)
-HASHED = ("The cat sat.", "é ☕", "x" * 300, "one\ntwo")
+HASHED = ("The cat sat.", "é ☕", "café", "x" * 300, "one\ntwo")
 
 
 def answer(ask: Callable[[], Any]) -> Any:

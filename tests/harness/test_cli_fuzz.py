@@ -158,6 +158,7 @@ OPTIONS: dict[str, list[tuple[str, str]]] = {
         ("--gradescope", "path"),
         ("--jobs", "number"),
         ("--timeout", "number"),
+        ("--budget", "number"),
         ("--shard", "shard"),
         ("--weights", "path"),
     ],

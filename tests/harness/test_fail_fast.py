@@ -95,6 +95,8 @@ def never(*args: Any, **kwargs: Any) -> Any:
         (["grade", ".", "--jobs", "0"], "--jobs"),
         (["grade", ".", "--timeout", "nan"], "--timeout"),
         (["grade", ".", "--timeout", "-3"], "--timeout"),
+        (["grade", ".", "--budget", "0"], "--budget"),
+        (["grade", ".", "--budget", "30", "--timeout", "20"], "--timeout 20 is not longer than --budget 30"),
         (["verify", "--jobs", "-1"], "--jobs"),
         (["verify", "--check-timeout", "0"], "--check-timeout"),
         (["verify", "--timeout", "inf"], "--timeout"),

@@ -7,17 +7,21 @@ chapter's numbers, and show that what an implementation says about itself (its s
 
 from __future__ import annotations
 
+import hashlib
 import os
-from collections.abc import Iterator
+import unicodedata
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dedup_harness.core import bloom_sizing, reference, worked_example
-from dedup_harness.core.corpora import suite_corpus
+from dedup_harness.core.corpora import BUDGET_CASES, UNIQUE_PER_DOC, suite_corpus
 from dedup_harness.core.judges import JUDGES, Subject
 from dedup_harness.core.judges.expected import Expected
+from dedup_harness.core.mutant_roots import copy_root
+from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.removal import allocated_bytes
 
 REFERENCE = reference.reference_stage()
@@ -47,7 +51,25 @@ class TestTheTrustedSide:
         assert (course.m, course.k) == (bloom_sizing.bits(n, bloom_sizing.rate(b)), bloom_sizing.hashes(course.m, n))
 
     def test_the_budget_allows_no_false_positive_at_ten_bytes_a_paragraph(self) -> None:
-        assert bloom_sizing.budget(1_000_000, bloom_sizing.rate(10)) == 0
+        assert bloom_sizing.budget(1_000_000, bloom_sizing.rate(10)).most == 0
+
+    def test_the_budget_of_a_filling_filter_is_far_below_the_full_filters_rate(self) -> None:
+        """At B = 1 the full filter errs on 2.1% of queries; a paragraph meets it while it fills."""
+        promised = bloom_sizing.budget(20_000, bloom_sizing.rate(1))
+        assert 80 < promised.mean < 82 and promised.most < 20_000 * bloom_sizing.rate(1) / 3
+
+    def test_only_a_paragraph_that_occurs_once_can_be_a_false_positive(self) -> None:
+        """A repeat's later occurrences add no bit and are no false positive: the budget counts what occurs once."""
+        rate = bloom_sizing.rate(0.25)
+        unique = bloom_sizing.budget(400, rate)
+        first_half_repeated = bloom_sizing.budget(400, rate, [False] * 100 + [True] * 100)
+        assert 0 < first_half_repeated.mean < unique.mean / 2
+
+    def test_the_budget_allows_as_few_false_positives_as_it_allows_many(self) -> None:
+        """Four standard deviations either side: too few is not the sized filter either (a set screen meets none)."""
+        promised = bloom_sizing.budget(5_000, bloom_sizing.rate(0.25))
+        assert promised.least > 900 and promised.most < 1_200
+        assert not promised.allows(0) and promised.allows(round(promised.mean))
 
     def test_the_tiny_filter_check_meets_over_fifty_false_positives(self) -> None:
         """Its corpus is a real test of the confirm pass: the course's filter at B = 0.25 errs often on it."""
@@ -78,9 +100,9 @@ class Boasting:
 
 
 def test_a_budget_is_never_computed_from_the_implementations_own_stats_or_rate(tmp_path: Path) -> None:
-    docs = docs_of(suite_corpus("20k unique paragraphs"))
+    docs = docs_of(suite_corpus("unique paragraphs"))
     verdict = JUDGES["budget"](Subject(Boasting(), tmp_path), {"docs": docs, "bloom_bytes_per_item": 1})
-    assert verdict.failing and "the sizing promises at most" in verdict.message()
+    assert verdict.failing and "the sizing allows" in verdict.message()
 
 
 class SparseSpool:
@@ -160,3 +182,132 @@ def test_the_memory_check_fails_only_on_growth_that_repeats(
     assert bool(verdict.message()) is fails, verdict.message()
     if fails:
         assert "(the least of 3 measurements)" in verdict.message()
+
+
+def root_with(tmp_path: Path, name: str, file: str, old: str, new: str) -> Any:
+    """The stage of a copy of the reference root with one text of one file replaced."""
+    root = copy_root(IMPL_ROOT, tmp_path / name)
+    source = root / "corpus" / file
+    text = source.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{file} no longer holds {old!r}"
+    source.write_text(text.replace(old, new), encoding="utf-8")
+    return reference.stage_of(root)
+
+
+SCREEN = """    for batch in spool.record_batches():
+        for digest, _, _ in batch:
+            if bloom.contains(digest):  # "maybe seen": a repeat, or a false positive
+                candidates.add(digest)
+            else:  # "definitely new": remember it
+                bloom.insert(digest)"""
+SET_SCREEN = """    seen: set[bytes] = set()
+    for batch in spool.record_batches():
+        for digest, _, _ in batch:
+            if digest in seen:
+                candidates.add(digest)
+            else:
+                seen.add(digest)"""
+
+
+@pytest.fixture(scope="module")
+def stages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The reference and three screens: a set of every digest (no filter), a filter of one's own (the rule's m
+    and k, another hash: a correct filter), and the course's filter with twice the rule's hashes."""
+    scratch = tmp_path_factory.mktemp("roots")
+    return {
+        "reference": REFERENCE,
+        "set screen": root_with(scratch, "set", "dedup.py", SCREEN, SET_SCREEN),
+        "own filter": root_with(scratch, "own", "bloom.py", "h = fnv1a_64(item)\n", "h = fnv1a_64(item[::-1])\n"),
+        "doubled k": root_with(scratch, "doubled", "bloom.py", "round(m / n * LN2)", "round(2 * m / n * LN2)"),
+    }
+
+
+def tiny_filter_inputs(stage: Any) -> dict[str, Any]:
+    docs = [stage.Doc(r["id"], r["text"], r["meta"]) for r in suite_corpus("200 documents, 20% repeats")]
+    return {"docs": docs, "bloom_bytes_per_item": 0.25}
+
+
+@pytest.mark.parametrize(
+    ("name", "own_filter", "fails"),
+    [
+        ("reference", False, False),
+        ("set screen", False, True),
+        ("own filter", False, True),  # the course's filter's exact answers are expected: another hash misses them
+        ("doubled k", False, True),
+        ("own filter", True, False),  # a filter of one's own: only what holds for any correct filter is asked
+        ("set screen", True, True),  # none where the budget expects dozens
+    ],
+)
+def test_the_tiny_filter_check_holds_a_screen_to_the_course_filter_or_to_what_any_filter_does(
+    tmp_path: Path, stages: dict[str, Any], name: str, own_filter: bool, fails: bool
+) -> None:
+    stage = stages[name]
+    verdict = JUDGES["tiny filter"](Subject(stage, tmp_path, own_filter=own_filter), tiny_filter_inputs(stage))
+    assert verdict.failing is fails, verdict.message()
+
+
+def test_the_tiny_filter_check_names_the_course_filters_false_positives(tmp_path: Path, stages: dict[str, Any]) -> None:
+    stage = stages["set screen"]
+    message = JUDGES["tiny filter"](Subject(stage, tmp_path), tiny_filter_inputs(stage)).message()
+    assert "the course's filter at B=0.25 reads" in message and "got " in message
+
+
+def budget_verdicts(stage: Any, tmp_path: Path) -> list[bool]:
+    """The budget check's judge on each of its cases of the unique corpus."""
+    docs = [stage.Doc(r["id"], r["text"], r["meta"]) for r in suite_corpus("unique paragraphs")]
+    return [
+        JUDGES["budget"](
+            Subject(stage, tmp_path, own_filter=True), {"docs": docs[: n // UNIQUE_PER_DOC], "bloom_bytes_per_item": b}
+        ).failing
+        for n, b in BUDGET_CASES
+    ]
+
+
+def test_a_correct_filter_of_ones_own_stays_within_every_budget(tmp_path: Path, stages: dict[str, Any]) -> None:
+    assert budget_verdicts(stages["own filter"], tmp_path) == [False] * len(BUDGET_CASES)
+
+
+def test_twice_the_hashes_meet_too_few_false_positives_where_the_rule_gives_one(
+    tmp_path: Path, stages: dict[str, Any]
+) -> None:
+    """At B = 0.25 the rule's k is 1: a filter with more hashes errs less while it fills, below the budget."""
+    assert budget_verdicts(stages["doubled k"], tmp_path)[0]
+    assert budget_verdicts(stages["set screen"], tmp_path)[0]
+
+
+class Digests:
+    """The reference, with ``paragraph_hash`` of another encoding."""
+
+    def __init__(self, encode: Callable[[str], bytes]) -> None:
+        self.encode = encode
+
+    def paragraph_hash(self, p: str) -> bytes:
+        return hashlib.sha256(self.encode(p)).digest()
+
+
+def latin1_when_possible(p: str) -> bytes:
+    try:
+        return p.encode("latin-1")
+    except UnicodeEncodeError:
+        return p.encode("utf-8")
+
+
+@pytest.mark.parametrize(
+    ("encode", "paragraph", "said"),
+    [
+        (latin1_when_possible, "café", "should be the SHA-256 of its UTF-8 text"),
+        (
+            lambda p: p.encode("utf-8", "surrogatepass"),
+            "\ud800",
+            "should raise ValueError (UTF-8 cannot encode the text), got ",
+        ),
+        (lambda p: p.encode("utf-8", "surrogateescape"), "x\udcff", "should raise ValueError"),
+        (lambda p: unicodedata.normalize("NFC", p).encode(), "cafe\u0301", "should be the SHA-256 of its UTF-8 text"),
+    ],
+)
+def test_the_digest_is_sha256_of_the_utf8_text_and_a_lone_surrogate_is_refused(
+    tmp_path: Path, encode: Callable[[str], bytes], paragraph: str, said: str
+) -> None:
+    verdict = JUDGES["hand"](Subject(Digests(encode), tmp_path), {"paragraphs": ["The cat sat.", paragraph]})
+    assert verdict.failing and said in verdict.message() and list(verdict.got["paragraph_hash"]) == [paragraph]
+    assert not JUDGES["hand"](Subject(REFERENCE, tmp_path), {"paragraphs": ["The cat sat.", paragraph]}).failing

@@ -58,6 +58,11 @@ class TestShrinkSteps:
         small = shrink({"text": "keep this x and that"}, lambda i: "x" in i["text"], Tries(500, 60))
         assert small["text"] == "x"
 
+    def test_paragraphs_to_hash_shrink_to_those_the_digest_gets_wrong(self) -> None:
+        paragraphs = ["The cat sat.", "café", "東京", "\ud800", "naïve"]
+        small = shrink({"paragraphs": paragraphs}, lambda i: "café" in i["paragraphs"], Tries(500, 60))
+        assert small == {"paragraphs": ["café"]}
+
 
 @pytest.fixture(scope="module")
 def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -5,6 +5,7 @@ These talk to a real worker (the reference's dedup.py in a sandbox) without the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -199,3 +200,24 @@ def test_the_reference_graded_through_the_worker_passes_every_check(tmp_path: Pa
     args = plugin_args(root, tmp_path / "g.json")
     result = run_suite(IMPL_ROOT, profile="grading", extra_args=args, timeout=600)
     assert result.outcomes == dict.fromkeys(CHECKS, Outcome.PASSED), result.output_tail
+
+
+def test_a_worker_that_printed_more_than_the_grader_reads_is_told_to_discard_the_rest(tmp_path: Path) -> None:
+    """Every call prints 2 MiB: the first crosses the pipe (a print returns once its bytes are in it); before the
+    next request the worker is told to be quiet, and what it prints from then on goes to /dev/null in the worker."""
+    body = """
+    os.write(1, b"x" * (2 << 20))
+    yield from docs
+"""
+    for proxy in submitted(tmp_path, body):
+        for _ in range(5):
+            assert proxy.exact_dedup(iter(DOCS), 10).read_all() == DOCS
+        printed = proxy.sandbox.output_bytes()
+        assert (2 << 20) - (64 << 10) <= printed <= 2 << 20, printed  # a pipe's worth may still be unread
+        proxy.shutdown()
+        said = [e.detail for e in proxy.events if e.kind == "output"]
+        assert len(said) == 1 and re.fullmatch(
+            r"printed more than \d+ bytes; the report keeps the first 16384, and once a worker had printed 1048576 "
+            r"it was told to discard the rest uncounted",
+            said[0],
+        ), said

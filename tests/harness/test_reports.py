@@ -13,13 +13,12 @@ import jsonschema
 import pytest
 
 from dedup_harness.cli import main
-from dedup_harness.commands import grade as grade_command
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
 from dedup_harness.distribution.batch_identity import identify
 from dedup_harness.grade.grader import from_sidecar
-from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
+from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit, names
 from dedup_harness.grade.reports import html as grade_html
 from dedup_harness.grade.reports.model import Status
 from dedup_harness.grade.reports.summary import summarize
@@ -182,7 +181,7 @@ def test_the_gradescope_batch_layout_the_help_describes_is_the_one_grade_writes(
     assert main(["grade", "--help"]) == 0
     described = " ".join(capsys.readouterr().out.split())
     assert "one folder each" in described and "alice/dedup.py -> DIR/alice_dedup.py/" in described
-    assert grade_command.safe_name("alice/dedup.py") == "alice_dedup.py"
+    assert names.safe_name("alice/dedup.py") == "alice_dedup.py"
 
 
 def test_every_report_names_the_harness_version_and_the_dependency_digest() -> None:

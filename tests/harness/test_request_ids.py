@@ -21,8 +21,8 @@ from dedup_harness.grade.client import budget as budget_module
 from dedup_harness.grade.client import exchange as exchange_module
 from dedup_harness.grade.client.budget import CALL_BYTES, Budget
 from dedup_harness.grade.client.events import EventLog
-from dedup_harness.grade.client.exchange import Exchange
-from dedup_harness.grade.client.faults import OutputTooLarge, WorkerCrashed
+from dedup_harness.grade.client.exchange import Exchange, Lent
+from dedup_harness.grade.client.faults import OutputTooLarge, WorkerCrashed, WorkerTimeout
 from dedup_harness.grade.client.worker import Worker
 from dedup_harness.grade.sandbox import Limits, WorkerProcess
 from dedup_harness.grade.worker import messages as m
@@ -92,7 +92,7 @@ def linked() -> Iterator[Callable[[Peer], Linked]]:
         reply_read, reply_write = os.pipe()
         sandbox, log = StandInSandbox(), EventLog()
         budget = Budget(sandbox.limits.submission_seconds)
-        worker = Worker(sandbox, log)  # type: ignore[arg-type]
+        worker = Worker(sandbox, log, budget)  # type: ignore[arg-type]
         worker.process = WorkerProcess(StandInProcess(), request_write, reply_read, [], NoRefusals())  # type: ignore[arg-type]
         worker.channel = Channel(reply_read, request_write, longest=m.MAX_MESSAGE)
         worker.incarnation = 1
@@ -223,3 +223,28 @@ def test_rebuilding_a_reply_counts_as_the_submissions_time(linked: Any, monkeypa
     link = linked(peer)
     assert ask_for_a_value(link.exchange) == ["rebuilt"]
     assert link.budget.used_seconds == 5.0
+
+
+def test_a_worker_that_never_reads_the_input_it_asked_for_is_stopped_when_its_seconds_run_out(linked: Any) -> None:
+    """It asks for its input and reads none of it: the grader's write of the batch blocks on a full pipe. That wait
+    is the submission's: it is charged, and the submission's budget (not the call's 20 s limit) ends it."""
+    over = threading.Event()
+
+    def peer(channel: Channel) -> None:
+        asked = channel.receive()
+        channel.send(m.with_mirrors(m.pull(asked[m.ID], 1, asked[m.ARGS][0][wire.HANDLE_ID]), []))
+        over.wait(30)  # never reads: the grader's feed stays in the pipe
+
+    link = linked(peer)
+    link.sandbox.limits = Limits(call_seconds=20, submission_seconds=0.5)
+    link.budget.seconds = 0.5
+    docs = (Doc(str(n), "x" * 100_000) for n in range(100))  # one batch of these is larger than a pipe holds
+    lent = Lent()
+    handle = link.exchange.lend(lent, docs, as_input=True)
+    with pytest.raises(WorkerTimeout, match=r"used up its 0\.5 s of worker time \(exact_dedup\(\)\)"):
+        link.exchange.request(
+            "exact_dedup()", lambda n: m.call(n, "exact_dedup", [handle], {}), frozenset({m.VALUE, m.OUTPUT_MADE})
+        )
+    over.set()
+    assert link.budget.used_seconds >= 0.5
+    assert link.sandbox.stopped == 1

@@ -9,9 +9,11 @@ no process of the run, nothing in its temp folder, no spool, no partial output; 
 prints its table or exits) cannot undo it: then the outputs are all there. No test sleeps: each waits for a
 condition (the reaper's next line, a process's state) with a deadline.
 
-``verify`` runs on the small world of ``world.py`` (the same command and signal handling, seconds
-instead of a minute); ``mutation`` runs for minutes, so its observed run is its first ``MUTATION_CAP``
-seconds (the scratch copy, mutmut's start and its first test runs).
+``grade`` runs twice: on the correct sample alone, and beside submissions whose dedup.py is a FIFO and
+a device (a read of either would block the batch for good, or never end). ``verify`` runs on the
+small world of ``world.py`` (the same command and signal handling, seconds instead of a minute);
+``mutation`` runs for minutes, so its observed run is its first ``MUTATION_CAP`` seconds (the scratch
+copy, mutmut's start and its first test runs).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import random
 import select
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -201,6 +204,11 @@ def commands(corpus: Path, world: Path) -> dict[str, Command]:
             lambda f: [*CLI, "grade", str(SAMPLE), "--json", str(f / "out" / "g.json"), "--gradescope", str(f / "out")],
             outputs=("g.json", "results.json"),
         ),
+        "grade beside a FIFO and a device": Command(
+            "grade beside a FIFO and a device",
+            lambda f: [*CLI, "grade", str(SAMPLE), *odd_files(f), "--json", str(f / "out" / "g.json")],
+            outputs=("g.json",),
+        ),
         "verify": Command(
             "verify",
             lambda f: [sys.executable, "-c", WORLD_VERIFY, str(world), "verify", "--json", str(f / "out" / "v.json")],
@@ -215,6 +223,22 @@ def commands(corpus: Path, world: Path) -> dict[str, Command]:
     }
 
 
+def odd_files(folder: Path) -> list[str]:
+    """Submissions whose dedup.py is a FIFO and (as root) a device with /dev/zero's numbers: a read of either would
+    block or never end, and no signal could end the batch."""
+    made = []
+    for name in ("fifo", "device"):
+        (folder / name).mkdir(exist_ok=True)
+        if name == "fifo":
+            os.mkfifo(folder / name / "dedup.py")
+        elif os.geteuid() == 0:
+            os.mknod(folder / name / "dedup.py", stat.S_IFCHR | 0o644, os.makedev(1, 5))
+        else:
+            continue
+        made.append(str(folder / name))
+    return made
+
+
 @pytest.fixture(scope="module")
 def observed() -> dict[str, float]:
     """Each command's observed run (seconds from its handlers being in place to its end), measured once."""
@@ -222,7 +246,7 @@ def observed() -> dict[str, float]:
 
 
 @pytest.mark.parametrize("signum", SIGNALS, ids=lambda s: signal.Signals(s).name)
-@pytest.mark.parametrize("name", ["dedup", "grade", "verify", "mutation"])
+@pytest.mark.parametrize("name", ["dedup", "grade", "grade beside a FIFO and a device", "verify", "mutation"])
 def test_a_signal_at_a_random_moment_leaves_nothing_behind(
     name: str, signum: int, corpus: Path, world: Path, tmp_path: Path, observed: dict[str, float]
 ) -> None:
@@ -245,3 +269,31 @@ def test_a_signal_at_a_random_moment_leaves_nothing_behind(
         assert outputs == [] or complete, f"partial outputs: {outputs}"  # complete: the signal came as it printed
     else:  # the work was done before the signal came (if it came at all): the run ended as an unsignalled one
         assert signalled.status in (0, 1, -signum) and complete, (signalled.status, outputs, signalled.stderr)
+
+
+SIGNAL_IN_A_FORK = """
+import os, signal
+from dedup_harness.core import signals
+
+def interrupted_in_the_callback() -> None:  # as a signal landing while logging's at-fork callback runs
+    os.kill(os.getpid(), signal.SIGINT)
+    sum(range(1000))  # bytecode for the handler to run on
+
+os.register_at_fork(after_in_parent=interrupted_in_the_callback)
+with signals.ending_on_signals():
+    try:
+        with signals.forked() as pid:
+            if pid == 0:
+                os._exit(0)
+            os.waitpid(pid, 0)
+        print("went on")
+    except signals.Terminated:
+        print("ended")
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="no os.register_at_fork here")
+def test_a_signal_inside_a_forks_callbacks_still_ends_the_run() -> None:
+    """Python prints and drops an exception raised in an at-fork callback: a fork raises its signal after."""
+    done = subprocess.run([sys.executable, "-c", SIGNAL_IN_A_FORK], capture_output=True, text=True, timeout=60)
+    assert (done.stdout, done.stderr) == ("ended\n", "")

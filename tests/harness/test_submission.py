@@ -8,7 +8,14 @@ import pytest
 
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.grade.signature import static_problems
-from dedup_harness.grade.submission import MAX_BYTES, SubmissionError, prepare
+from dedup_harness.grade.submission import (
+    MAX_BYTES,
+    NESTED,
+    SubmissionError,
+    compile_problems,
+    import_problems,
+    prepare,
+)
 
 REFERENCE = (IMPL_ROOT / "corpus" / "dedup.py").read_text(encoding="utf-8")
 
@@ -73,7 +80,6 @@ class TestPrepare:
             ("missing", "no such file or folder"),
             ("empty folder", "the folder holds no dedup.py (it holds notes.py)"),
             ("huge", f"over the {MAX_BYTES >> 10} KiB a dedup.py may have"),
-            ("latin-1", "not UTF-8 text (byte 5 is 0xe9)"),
             ("link", "a symbolic link"),
             ("text file", "not a Python file"),
         ],
@@ -86,8 +92,6 @@ class TestPrepare:
             (path / "notes.py").write_text("", encoding="utf-8")
         elif setup == "huge":
             path.write_text("#" * (MAX_BYTES + 1), encoding="utf-8")
-        elif setup == "latin-1":
-            path.write_bytes("x = 'é'".encode("latin-1"))
         elif setup == "link":
             (tmp_path / "real.py").write_text("", encoding="utf-8")
             path.symlink_to(tmp_path / "real.py")
@@ -97,6 +101,37 @@ class TestPrepare:
         with pytest.raises(SubmissionError) as raised:
             prepare(path, tmp_path / "scratch")
         assert message in str(raised.value)
+
+    def test_a_coding_cookie_is_read_as_python_reads_it_and_the_bytes_are_graded_as_they_are(
+        self, tmp_path: Path
+    ) -> None:
+        source = tmp_path / "dedup.py"
+        data = "# -*- coding: latin-1 -*-\nSTATS_KEYS = ('é',)\n".encode("latin-1")
+        source.write_bytes(data)
+        submission = prepare(source, tmp_path / "scratch")
+        assert submission.problems == []
+        assert (submission.root / "corpus" / "dedup.py").read_bytes() == data
+
+    def test_a_byte_order_mark_is_read_as_python_reads_it(self, tmp_path: Path) -> None:
+        source = tmp_path / "dedup.py"
+        source.write_bytes("\ufeffSTATS_KEYS = ('é',)\n".encode())
+        assert prepare(source, tmp_path / "scratch").problems == []
+
+    @pytest.mark.parametrize(
+        ("data", "words"),
+        [
+            ("x = 'é'\n".encode("latin-1"), "dedup.py line 1: (unicode error) 'utf-8' codec can't decode byte 0xe9"),
+            (b"# coding: klingon\nx = 1\n", "dedup.py: unknown encoding: klingon"),
+        ],
+        ids=["latin-1 without a cookie", "an unknown coding"],
+    )
+    def test_a_source_that_python_cannot_decode_is_a_syntax_problem(
+        self, tmp_path: Path, data: bytes, words: str
+    ) -> None:
+        source = tmp_path / "dedup.py"
+        source.write_bytes(data)
+        problems = prepare(source, tmp_path / "scratch").problems
+        assert [p.kind for p in problems] == ["syntax"] and problems[0].message.startswith(words), problems
 
     def test_a_syntax_error_is_a_problem_naming_the_line(self, tmp_path: Path) -> None:
         source = tmp_path / "dedup.py"
@@ -138,3 +173,29 @@ class TestStaticProblems:
         surface = reference_surface()
         surface["exact_dedup"]["params"][1]["default"] = {"value": {"t": "float", "v": "10.0"}}  # type: ignore[index]
         assert static_problems(surface) == []
+
+
+class TestDeepSources:
+    """What compiles is walked without recursion; what does not is the submission's problem line."""
+
+    def test_a_sum_of_1200_terms_compiles_and_its_imports_are_found(self) -> None:
+        source = "import numpy\n_X = " + " + ".join(["1"] * 1200) + "\n"
+        assert compile_problems(source) == []
+        assert [p.message for p in import_problems(source, ())] == [
+            "dedup.py line 1 imports numpy, which this course does not allow"
+        ]
+
+    @pytest.mark.parametrize(
+        ("source", "raised"),
+        [
+            ("_X = " + " + ".join(["1"] * 3000) + "\n", "RecursionError"),
+            ("_X = " + "-" * 100_000 + "1\n", "MemoryError"),
+        ],
+        ids=["3000 terms", "100000 unary minus signs"],
+    )
+    def test_a_source_nested_past_what_python_compiles_is_a_syntax_problem(self, source: str, raised: str) -> None:
+        problems = compile_problems(source)
+        assert [(p.kind, p.message) for p in problems] == [
+            ("syntax", f"dedup.py cannot be compiled: {NESTED} ({raised})")
+        ]
+        assert import_problems(source, ()) == []  # the walk finds nothing in what does not parse, and raises nothing

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import shlex
+import signal
+import subprocess
+import sys
+
 import pytest
 
 from dedup_harness.check.tests_catalogue import collected_cases, pitfalls
@@ -36,7 +41,7 @@ def test_one_check_in_full_gives_its_cases_and_the_pitfalls_it_catches(capsys: p
     assert 's07: splits paragraphs only on "\\n\\n"' in out
     assert main(["tests", "13"]) == 0
     out = words(capsys.readouterr().out)
-    assert "a property: Hypothesis draws 20 examples" in out and "6 inputs pinned with @example" in out
+    assert "a property: Hypothesis draws 10 examples" in out and "7 inputs pinned with @example" in out
 
 
 def test_the_cases_are_what_pytest_collects_of_every_check() -> None:
@@ -53,3 +58,11 @@ def test_the_pitfalls_of_a_check_are_those_naming_it_then_those_its_kill_set_hol
 def test_a_number_that_names_no_check_is_one_line_and_exit_two(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tests", "15"]) == 2
     assert capsys.readouterr().err == "dedup-harness tests: no check 15: the checks are numbered 1 to 14\n"
+
+
+def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
+    """`dedup-harness tests 13 | head`: the pipe is closed before the command writes (``true`` reads nothing and
+    is gone by then), and the command ends as SIGPIPE would end it, with nothing on stderr."""
+    command = f"{shlex.quote(sys.executable)} -m dedup_harness.cli tests 13 | true"
+    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (128 + signal.SIGPIPE, "")

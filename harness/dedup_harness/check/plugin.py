@@ -157,7 +157,7 @@ def sidecar_noticed(recorder: Recorder) -> dict[str, Any]:
 def problems(root: Path, allowed: Sequence[str] = ()) -> list[Problem]:
     """Compile, look at what it imports, import, and compare names and signatures with the stub, as the grader
     does first."""
-    source = (root / "corpus" / "dedup.py").read_text(encoding="utf-8")
+    source = (root / "corpus" / "dedup.py").read_bytes()  # the submission's bytes: decoded as Python decodes them
     found = compile_problems(source)
     if found:
         return found

@@ -20,7 +20,7 @@ import argparse
 import contextlib
 import dataclasses
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rich.console import Console
@@ -39,7 +39,7 @@ from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.preflight import Preflight, preflight
-from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, markdown, terminal
+from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, markdown, names, terminal
 from dedup_harness.grade.reports.model import GradeReport, Status
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.sandbox import Limits, room
@@ -51,6 +51,9 @@ from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weight
 
 HELP = "grade submissions (a dedup.py, or a folder holding one): reports, scores, a batch summary"
 HARNESS_ERROR = 2
+# The suite's own seconds beside a submission's budget (its checks make their inputs and judge what came back,
+# untimed): the default --timeout is the budget and these.
+SUITE_SECONDS = 180.0
 # What stops a run before any work, each in one line.
 BEFORE_ANY_WORK = (MissingExtra, WeightsError, ShardError, OutputError, SetupError, InterpreterError, PackagesError)
 
@@ -65,7 +68,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="write Gradescope's results.json into DIR; for several submissions, one folder each, named after the "
         "submission's path with every character but letters, digits, '-', '_' and '.' made '_' "
-        "(alice/dedup.py -> DIR/alice_dedup.py/results.json)",
+        "(alice/dedup.py -> DIR/alice_dedup.py/results.json), and a digest of the path added where two would "
+        "share a name (docs/reports.md)",
     )
     parser.add_argument(
         "--html", metavar="FILE", help="write the batch as one self-contained HTML page to FILE (plots, feedback)"
@@ -107,11 +111,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "their own disk, or be kept apart: stderr says why)",
     )
     parser.add_argument(
+        "--budget",
+        type=seconds,
+        default=GradingOptions.budget,
+        metavar="SECONDS",
+        help="seconds of its worker's time one submission may use in all, every wait on the worker counted; past "
+        "them its checks time out (default: %(default)g)",
+    )
+    parser.add_argument(
         "--timeout",
         type=seconds,
-        default=GradingOptions.timeout,
+        default=None,
         metavar="SECONDS",
-        help="wall time for one submission's run of the checks (default: %(default)g)",
+        help=f"wall time for one submission's run of the checks, longer than --budget (default: the budget "
+        f"+ {SUITE_SECONDS:g})",
     )
     parser.add_argument(
         "--show-student-output", action="store_true", help="print what submissions printed (hidden by default)"
@@ -165,7 +178,19 @@ def run(args: argparse.Namespace) -> int:
             setup = dataclasses.replace(setup, packages=packages)
         except BEFORE_ANY_WORK as exc:
             return fail("grade", exc, HARNESS_ERROR)
-        chosen = shard.select(sorted(set(args.paths)))
+        timeout = args.timeout if args.timeout is not None else args.budget + SUITE_SECONDS
+        if timeout <= args.budget:
+            return fail(
+                "grade",
+                f"--timeout {timeout:g} is not longer than --budget {args.budget:g}: the suite's run holds "
+                "the worker's seconds and its own",
+                HARNESS_ERROR,
+            )
+        batch = sorted(set(args.paths))
+        clash = names.clash(batch)
+        if clash is not None:
+            return fail("grade", clash, HARNESS_ERROR)
+        chosen = shard.select(batch)
         try:
             fork = start_fork_server() if chosen else None  # it warms up while the preflight runs
             check = preflight(setup)
@@ -178,7 +203,8 @@ def run(args: argparse.Namespace) -> int:
             options = GradingOptions(
                 weights,
                 diagnoser(),
-                timeout=args.timeout,
+                timeout=timeout,
+                budget=args.budget,
                 setup=setup,
                 warning=warning,
                 own_deps=args.own_deps,
@@ -197,7 +223,8 @@ def run(args: argparse.Namespace) -> int:
                     ),
                 )
                 copies = compared(args, progress)
-            write_outputs(args, reports, str(shard), outputs, identify(args.paths, weights), copies)
+            folders = names.folders(batch)
+            write_outputs(args, reports, str(shard), outputs, identify(args.paths, weights), folders, copies)
         except (OutputError, OSError) as exc:  # OSError: no fork server (a temp folder whose path is too long)
             return fail("grade", exc, HARNESS_ERROR)
     return HARNESS_ERROR if any(r.status is Status.HARNESS_ERROR for r in reports) else 0
@@ -273,10 +300,11 @@ def write_outputs(
     shard: str,
     outputs: Outputs,
     batch: BatchIdentity,
+    folders: Mapping[str, str],
     copies: similarity.Similarity | None = None,
 ) -> None:
-    """The terminal report, then every output file, written together; ``copies`` (--similarity) only in the
-    terminal, --json and --html."""
+    """The terminal report, then every output file, written together; ``folders``: each submission's Gradescope
+    folder (``names.folders``); ``copies`` (--similarity) only in the terminal, --json and --html."""
     rows = [csv_report.row(report, shard) for report in reports]
     summary = summarize(rows)
     console = Console(stderr=outputs.stdout, soft_wrap=False)
@@ -310,12 +338,6 @@ def write_outputs(
         outputs.put("--html", html.render(reports, summary, copies))
     if args.gradescope:
         for report in reports:
-            folder = "." if len(reports) == 1 else safe_name(report.submission)
+            folder = "." if len(reports) == 1 else folders[report.submission]
             outputs.put_in_folder("--gradescope", f"{folder}/results.json", gradescope.render(report))
     outputs.commit()
-
-
-def safe_name(submission: str) -> str:
-    """A folder name for a submission's results: its path with separators made harmless."""
-    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in submission.strip("/"))
-    return cleaned.lstrip(".") or "submission"

@@ -156,6 +156,7 @@ class Outputs:
         """One file of folder output ``option``, at ``relative`` inside it."""
         files = self._outputs[option].files
         assert files is not None, f"{option} is not a folder output"
+        assert relative not in files, f"{option}: {relative} written twice"  # no result is written over another
         files[relative] = text
 
     @contextlib.contextmanager

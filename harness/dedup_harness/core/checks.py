@@ -39,7 +39,8 @@ def _registry(*entries: tuple[str, str, str, str, str]) -> tuple[Check, ...]:
 REGISTRY: tuple[Check, ...] = _registry(
     (
         "test_hand_example_three_documents",
-        "the chapter's worked example: A unchanged, B becomes 'A bird sang.', C dropped, every stat as in the chapter",
+        "the chapter's worked example: A unchanged, B becomes 'A bird sang.', C dropped, every stat as in the chapter; "
+        "paragraph_hash is SHA-256 of the UTF-8 text on any text, and refuses a lone surrogate with a ValueError",
         "hand",
         "unit",
         "the worked example fixes what 'first occurrence' means and what each stat counts: whatever reads the "
@@ -57,7 +58,8 @@ REGISTRY: tuple[Check, ...] = _registry(
     (
         "test_zero_false_drops_with_a_tiny_filter",
         "with a tiny, error-prone filter (B=0.25) no unique paragraph is lost; candidates = repeated paragraphs + "
-        "false positives",
+        "false positives, exactly as many as the course's filter makes (a filter of one's own: some, where dozens "
+        "are expected)",
         "tiny filter",
         "property",
         "a Bloom filter errs by design: a stage that trusts its positives deletes unique paragraphs, a loss "
@@ -107,7 +109,8 @@ REGISTRY: tuple[Check, ...] = _registry(
     ),
     (
         "test_false_positives_stay_within_the_budget",
-        "the filter's false positives stay within what its sizing promises",
+        "the filter's false positives stay within what its sizing promises: the count a filter sized by the rule "
+        "meets as it fills, give or take four standard deviations",
         "budget",
         "regression",
         "a filter whose index reaches few of its bits (datatrove's `& m_bytes`) stays correct on small tests "

@@ -19,6 +19,7 @@ SEED = 3
 DOCUMENTS = 200
 BLOOM_BYTES_PER_ITEM = 10
 FOOTER = "Shared under CC BY-SA 4.0. Report problems to the maintainers of this page."
+CONTINUED = "(Quoted from an earlier page, with this line added.)"
 
 # What each planted kind of document does; the planner draws kinds with these weights.
 KINDS = {
@@ -28,7 +29,7 @@ KINDS = {
     "inner_repeat": 5,  # one of its own paragraphs twice
     "all_repeats": 4,  # paragraphs picked from several earlier documents: dropped
     "padded_repeat": 5,  # an earlier paragraph with spaces and tabs around it
-    "near_duplicate": 5,  # an earlier paragraph with one character changed: survives
+    "near_duplicate": 5,  # an earlier paragraph with one character changed, and one with a line added: both survive
     "crlf": 8,  # \r\n line ends throughout
     "no_paragraphs": 1,  # empty or blank text: passes through unchanged
 }
@@ -92,7 +93,10 @@ class Planner:
         n = self.rng.choice(positions)
         changed = source[:n] + ("x" if source[n] != "x" else "y") + source[n + 1 :]
         paras = [changed, self.fresh()]
-        self.add("near_duplicate", paras, render(self.rng, paras))
+        # The source's only line, then one more: the same first line, another paragraph. Added after the
+        # rendering, so the generator draws what it drew before this kind had it.
+        continued = f"{source}\n{CONTINUED}"
+        self.add("near_duplicate", [*paras, continued], f"{render(self.rng, paras)}\n\n{continued}")
 
     def crlf(self) -> None:
         reused = [self.rng.choice(self.pool)] if self.rng.random() < 0.5 else []

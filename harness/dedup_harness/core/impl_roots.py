@@ -94,13 +94,13 @@ def classify(path: Path) -> tuple[Path | None, Path | None]:
     raise NotAnImplementation(f"{path}: no such file or folder; --impl takes {TAKES}")
 
 
-def reference_without_dedup(folder: Path, own: Mapping[str, str] | None = None) -> Path:
+def reference_without_dedup(folder: Path, own: Mapping[str, bytes] | None = None) -> Path:
     """``folder/root``: a copy of the reference root without its ``corpus/dedup.py``, for a student's to go in;
-    ``own`` gives the text of each of the student's own modules, put in place of the course's."""
+    ``own`` gives the bytes of each of the student's own modules, put in place of the course's."""
     root = folder / "root"
     shutil.copytree(IMPL_ROOT, root, ignore=shutil.ignore_patterns("__pycache__", "*.pyc", DEDUP), dirs_exist_ok=True)
-    for name, text in (own or {}).items():
-        (root / "corpus" / f"{name}.py").write_text(text, encoding="utf-8")
+    for name, data in (own or {}).items():
+        (root / "corpus" / f"{name}.py").write_bytes(data)
     return root
 
 
@@ -116,6 +116,6 @@ def under_test(
         return UnderTest(root, given, own=own)
     assert source is not None
     theirs = {} if ref_deps else own_modules(source)
-    built = reference_without_dedup(scratch(), {name: p.read_text(encoding="utf-8") for name, p in theirs.items()})
+    built = reference_without_dedup(scratch(), {name: p.read_bytes() for name, p in theirs.items()})
     shutil.copyfile(source, built / "corpus" / DEDUP)
     return UnderTest(built.resolve(), given, source, tuple(theirs))

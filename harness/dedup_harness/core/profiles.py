@@ -1,14 +1,14 @@
 """Every Hypothesis settings profile the suite runs under, registered in one place.
 
 The suite's conftest loads the one ``DEDUP_HARNESS_PROFILE`` names (``dev`` by default); whoever
-starts a suite run sets that variable to one of the names below.
+starts a suite run sets that variable to one of the names below. The names need no Hypothesis: it is
+imported only to register or load a profile (a command that only names one, verify's ``--profile``,
+leaves that to its suite runs).
 """
 
 from __future__ import annotations
 
 import os
-
-from hypothesis import HealthCheck, Phase, settings
 
 PROFILE_ENV = "DEDUP_HARNESS_PROFILE"
 DEV = "dev"
@@ -21,16 +21,16 @@ FUZZ = "fuzz"
 NAMES = (DEV, CI, GRADING, VERIFY, MUTATION, FUZZ)
 
 
-# A check's ``judge`` fixture (tests/suite/conftest.py) is made once per test, not per example: it holds
-# no state an example could leave behind, so Hypothesis's warning about function-scoped fixtures is moot.
-PER_TEST_FIXTURES = HealthCheck.function_scoped_fixture
-
-
 def register() -> None:
+    from hypothesis import HealthCheck, Phase, settings
+
+    # A check's ``judge`` fixture (tests/suite/conftest.py) is made once per test, not per example: it holds
+    # no state an example could leave behind, so Hypothesis's warning about function-scoped fixtures is moot.
+    per_test_fixtures = HealthCheck.function_scoped_fixture
     # "too slow" is off: the corpora are large by design, and on a busy machine (or a student's old
     # laptop) that health check failed a check with no failing example at all.
     settings.register_profile(
-        DEV, deadline=None, max_examples=50, suppress_health_check=[PER_TEST_FIXTURES, HealthCheck.too_slow]
+        DEV, deadline=None, max_examples=50, suppress_health_check=[per_test_fixtures, HealthCheck.too_slow]
     )
     settings.register_profile(
         CI,
@@ -39,7 +39,7 @@ def register() -> None:
         derandomize=True,
         database=None,
         print_blob=True,
-        suppress_health_check=[PER_TEST_FIXTURES],
+        suppress_health_check=[per_test_fixtures],
     )
     # Neither grading nor verify runs Hypothesis's shrink phase. The grader shrinks every failed
     # check's input itself (grade/minimize), the fixture's and the seeded corpora's too, so the shrink
@@ -53,7 +53,7 @@ def register() -> None:
             derandomize=True,
             database=None,
             phases=[Phase.explicit, Phase.reuse, Phase.generate],
-            suppress_health_check=[HealthCheck.too_slow, PER_TEST_FIXTURES],
+            suppress_health_check=[HealthCheck.too_slow, per_test_fixtures],
         )
     # mutmut runs the suite once per mutant; a mutant's verdict must not depend on luck or on how
     # slow the trampolines make a test, and nothing may be written to an example database.
@@ -71,12 +71,14 @@ def register() -> None:
         max_examples=60,
         derandomize=True,
         database=None,
-        suppress_health_check=[HealthCheck.too_slow, PER_TEST_FIXTURES],
+        suppress_health_check=[HealthCheck.too_slow, per_test_fixtures],
     )
 
 
 def load_from_environment() -> str:
     """Register the profiles and load the one the environment names; returns its name."""
+    from hypothesis import settings
+
     register()
     name = os.environ.get(PROFILE_ENV, DEV)
     settings.load_profile(name)

@@ -132,6 +132,24 @@ def tracked(start: Callable[[], P]) -> Iterator[P]:
         untrack(process.pid or 0)
 
 
+@contextlib.contextmanager
+def forked() -> Iterator[int]:
+    """``os.fork()`` as ``tracked`` starts a process: the child registered (it is killed with the run), and
+    no ending signal raised inside the fork. A signal that lands while ``os.fork`` runs its at-fork
+    callbacks (logging's lock release) would raise inside one, where Python prints it and drops it:
+    the run would go on as though nothing came. The child (0) gets the block too, and must leave
+    it by ``os._exit``."""
+    with deferred():
+        pid = os.fork()
+        if pid:
+            track(pid, group=False)
+    try:
+        yield pid
+    finally:
+        if pid:
+            untrack(pid)
+
+
 def _kill(pid: int, group: bool) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         if group:

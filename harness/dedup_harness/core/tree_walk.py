@@ -7,9 +7,10 @@ leading it elsewhere; a mount point (another device, or a mount /proc/self/mount
 the tree: a bind mount shares the device) is not entered. A folder its owner may not open gets its
 owner's rwx back first, through an O_PATH descriptor, so the chmod cannot land on a symlink's
 target (on Linux with /proc; macOS and the BSDs change the name itself without following a link; with
-/proc hidden the folder is checked to be no link first); a walk that ``fix``es gives them back to
-every folder it enters (to remove what they hold). Nothing here needs Linux: ``check`` removes its
-scratch with it on a student's macOS laptop too.
+/proc hidden the folder is checked to be no link first), unless the walk must not ``mend`` (a
+submission's own files are only read); a walk that ``fix``es gives them back to every folder it
+enters (to remove what they hold). Nothing here needs Linux: ``check`` removes its scratch with it
+on a student's macOS laptop too.
 The depth costs memory for one name per level, never recursion, never a long path.
 ``core.removal`` says why it matters.
 """
@@ -49,11 +50,14 @@ def _owner_rights(fd: int, mode: int) -> None:
             os.fchmod(fd, stat.S_IMODE(mode) | OWNER_ALL)
 
 
-def _open_folder(parent: int, name: str) -> int:
-    """Folder ``name`` of ``parent``, opened without following a symlink; if its owner may not read it, fixed first."""
+def _open_folder(parent: int, name: str, *, mend: bool = True) -> int:
+    """Folder ``name`` of ``parent``, opened without following a symlink; if its owner may not read it, fixed first
+    (unless not to ``mend``: then the PermissionError stands)."""
     try:
         return os.open(name, FOLDER, dir_fd=parent)
     except PermissionError:
+        if not mend:
+            raise
         _give_owner_rights(parent, name)
         return os.open(name, FOLDER, dir_fd=parent)
 
@@ -106,9 +110,10 @@ def _unescape(field: bytes) -> bytes:
 class Walk:
     """A descent through a tree with one folder open: down by name, up by a checked ".."."""
 
-    def __init__(self, top: str, fd: int, *, fix: bool) -> None:
+    def __init__(self, top: str, fd: int, *, fix: bool, mend: bool = True) -> None:
         info = os.fstat(fd)
         self.fix = fix  # give every folder entered its owner's rwx (to remove what it holds)
+        self.mend = mend  # give a folder its owner may not open its owner's rwx, to enter it (else: not entered)
         if fix:
             _owner_rights(fd, info.st_mode)
         self.top = top
@@ -118,8 +123,8 @@ class Walk:
         self.frames = [Frame("", (info.st_dev, info.st_ino))]
 
     @classmethod
-    def open(cls, top: str, parent: int, name: str, *, fix: bool = False) -> Walk:
-        return cls(top, _open_folder(parent, name), fix=fix)
+    def open(cls, top: str, parent: int, name: str, *, fix: bool = False, mend: bool = True) -> Walk:
+        return cls(top, _open_folder(parent, name, mend=mend), fix=fix, mend=mend)
 
     @property
     def frame(self) -> Frame:
@@ -135,7 +140,7 @@ class Walk:
 
     def down(self, name: str) -> None:
         """Enter subfolder ``name``; OSError when it cannot be opened or lies on another device."""
-        child = _open_folder(self.fd, name)
+        child = _open_folder(self.fd, name, mend=self.mend)
         info = os.fstat(child)
         if info.st_dev != self.device or (info.st_dev, info.st_ino) in self.mounts:
             os.close(child)

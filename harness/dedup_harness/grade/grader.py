@@ -28,8 +28,9 @@ from dedup_harness.grade.diagnosis import Diagnoser
 from dedup_harness.grade.feedback import CheckFeedback, asserts, check_feedback, scrub
 from dedup_harness.grade.minimize import plugin as minimize_plugin
 from dedup_harness.grade.minimize.case import MinimalCase
-from dedup_harness.grade.plugin import plugin_args, setup_args
+from dedup_harness.grade.plugin import budget_args, plugin_args, setup_args
 from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status
+from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.tiers import WorkerSetup
 from dedup_harness.grade.scoring import ZERO, Weights
 from dedup_harness.grade.submission import Problem, SubmissionError, prepare
@@ -51,6 +52,7 @@ class GradingOptions:
     weights: Weights
     diagnoser: Diagnoser
     timeout: float = 300.0  # seconds for the whole suite: well past the worker's own budget
+    budget: float = Limits.submission_seconds  # seconds of the worker's time for one submission (``client.budget``)
     check_timeout: float = 60.0  # seconds per case
     setup: WorkerSetup | None = None  # the tier and interpreter the preflight checked (None: each run probes)
     warning: str = ""  # the run grades without isolation (--unisolated): every report says this first
@@ -92,7 +94,8 @@ def grade(
             if in_process is not None:
                 root, plugins = submission.root, in_process(sidecar)
             else:
-                root, plugins = IMPL_ROOT, plugin_args(submission.root, sidecar, *setup_args(options.setup))
+                options_args = [*setup_args(options.setup), *budget_args(options.budget)]
+                root, plugins = IMPL_ROOT, plugin_args(submission.root, sidecar, *options_args)
             result = run_suite(
                 root,
                 profile="grading",
@@ -113,19 +116,27 @@ def grade(
             data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
             cases, matches = read_minimal_cases(minimal)
             data = {**data, "minimal_cases": cases, "matches": matches}
-            report = from_sidecar(label, result, options, data, submission.problems)
+            notes = [n.message for n in submission.notes]
+            report = from_sidecar(label, result, options, data, submission.problems, notes=notes)
             report.own_modules, report.unused_modules = list(submission.own), list(submission.unused)
     report.seconds = round(time.monotonic() - started, 3)
     return report
 
 
 def from_sidecar(
-    label: str, result: SuiteResult, options: GradingOptions, data: Mapping[str, Any], problems: Sequence[Problem] = ()
+    label: str,
+    result: SuiteResult,
+    options: GradingOptions,
+    data: Mapping[str, Any],
+    problems: Sequence[Problem] = (),
+    *,
+    notes: Sequence[str] = (),
 ) -> GradeReport:
     """The report from the suite's outcomes and what the grading plugin saw of the worker (``problems``: what
-    compiling it found, said when the plugin said nothing)."""
+    compiling it found, said when the plugin said nothing); ``notes`` (on the submission's file itself:
+    ``Submission.notes``) come first among its problems."""
     static = [Problem(**p) for p in data.get("static", [])] or list(problems)
-    found = [p.message for p in static]
+    found = [*notes, *(p.message for p in static)]
     events: dict[str, list[str]] = {}
     attempts = []
     for event in data.get("events", []):

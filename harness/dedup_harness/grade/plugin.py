@@ -60,7 +60,7 @@ from dedup_harness.grade.client.proxy import SubmissionProxy
 from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.sandbox.tiers import AUTO, Tier, WorkerSetup, worker_setup
 from dedup_harness.grade.signature import static_problems
-from dedup_harness.grade.submission import Problem, compile_problems, import_problems
+from dedup_harness.grade.submission import Problem, compile_problems, import_problems, source_of
 
 PLUGIN = __name__
 SUBMISSION_OPTION = "--submission"
@@ -98,6 +98,11 @@ def setup_args(setup: WorkerSetup | None) -> list[str]:
     """The plugin's arguments that run every worker in ``setup`` (detected and checked by the grade command);
     none for None, and each run detects for itself."""
     return [] if setup is None else [f"{SETUP_OPTION}={setup.as_json()}"]
+
+
+def budget_args(seconds: float) -> list[str]:
+    """The plugin's arguments that give the submission ``seconds`` of its worker's time."""
+    return [f"--submission-timeout={seconds!r}"]
 
 
 def _setup(config: pytest.Config) -> WorkerSetup:
@@ -172,7 +177,7 @@ class Grading:
 
 def start_problems(proxy: SubmissionProxy, root: Path) -> list[Problem]:
     """Compile, check what it imports, import in the worker, and compare names and signatures with the stub."""
-    source = (root / "corpus" / "dedup.py").read_text(encoding="utf-8")
+    source = source_of(root)
     problems = compile_problems(source)
     if problems:
         proxy.broken = f"the submission does not compile: {problems[0].message}"

@@ -32,6 +32,7 @@ from dedup_harness.core.checks import BY_NAME, CHECKS
 from dedup_harness.core.judges import JUDGES, Subject
 from dedup_harness.core.paths import CANARY_SOURCE, IMPL_ROOT, PACKAGE_DIR
 from dedup_harness.core.reference import load
+from dedup_harness.core.signals import forked
 from dedup_harness.grade.client.faults import SandboxFailed, WorkerFault
 from dedup_harness.grade.client.proxy import SubmissionProxy
 from dedup_harness.grade.listeners import Listeners
@@ -220,20 +221,20 @@ def graded_apart(setup: WorkerSetup, doc_type: type, probe: dict[str, Any]) -> l
     if not setup.own_disk:
         return both_graded(setup, doc_type, probe, own_namespace=False)
     read_end, write_end = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover (a forked child: it reports through the pipe and leaves)
-        os.close(read_end)
-        try:
-            runs = both_graded(setup, doc_type, probe, own_namespace=True)
-        except BaseException as error:  # whatever it was, the parent says it
-            runs = [Run(failure=f"the preflight's grading process failed: {type(error).__name__}: {error}")] * 2
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(pickle.dumps(runs))
-        os._exit(0)
-    os.close(write_end)
-    with os.fdopen(read_end, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(child, 0)
+    with forked() as child:
+        if child == 0:  # pragma: no cover (a forked child: it reports through the pipe and leaves)
+            os.close(read_end)
+            try:
+                runs = both_graded(setup, doc_type, probe, own_namespace=True)
+            except BaseException as error:  # whatever it was, the parent says it
+                runs = [Run(failure=f"the preflight's grading process failed: {type(error).__name__}: {error}")] * 2
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(pickle.dumps(runs))
+            os._exit(0)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            data = pipe.read()
+        _, status = os.waitpid(child, 0)
     if not data:
         ended = f"the preflight's grading process ended with status {os.waitstatus_to_exitcode(status)}"
         return [Run(failure=ended), Run(failure=ended)]

@@ -24,6 +24,7 @@ Similarity never changes a score, and reaches only staff outputs (the terminal, 
 from __future__ import annotations
 
 import bisect
+import importlib.util
 import io
 import itertools
 from collections.abc import Callable, Sequence
@@ -32,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from dedup_harness.core.paths import IMPL_ROOT
-from dedup_harness.grade.submission import SubmissionError, find_dedup, read_source
+from dedup_harness.grade import submitted_files
+from dedup_harness.grade.submitted_files import SubmissionError
 
 K = 25  # characters of tokenized code in a fingerprint: copydetect's default noise threshold
 THRESHOLD = 0.7  # independent solutions of this module share 0.2-0.5 with each other (docs/grade.md)
@@ -148,8 +150,9 @@ def compare(
     files, unread = [], []
     for name in submissions:
         try:
-            files.append(Fingerprinted(name, read_source(find_dedup(Path(name))), boilerplate))
-        except (SubmissionError, OSError) as error:
+            data = submitted_files.read(*submitted_files.find(Path(name))).data  # as grade reads it
+            files.append(Fingerprinted(name, importlib.util.decode_source(data), boilerplate))
+        except (SubmissionError, OSError, SyntaxError, UnicodeDecodeError) as error:  # undecodable: not compared
             unread.append((name, str(error)))
     everyone = [Fingerprinted(REFERENCE, reference.read_text(encoding="utf-8"), boilerplate), *files]
     pairs = []

@@ -10,10 +10,10 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from dedup_harness.core import profiles, scratch_dirs
+from dedup_harness.core import profiles, runner, scratch_dirs
 from dedup_harness.core.kill_matrix import read_kill_matrix
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.core.runner import SuiteResult, run_suites, start_fork_server
+from dedup_harness.core.runner.result import SuiteResult
 from dedup_harness.verify.matrix import Matrix, Row, judge
 from dedup_harness.verify.spans import Span, mutant_spans
 from dedup_harness.verify.targets import Kind, Layout, Target, build_targets
@@ -27,8 +27,27 @@ class _CanarySurvived(Exception):
 
 
 # Beyond what no run reads (``runner.args.UNREAD``), verify skips the tracebacks pytest renders for each
-# failed case, with source: every mutant fails many, and nobody reads them.
-VERIFY_PYTEST_ARGS = ("--tb=no",)
+# failed case, with source (every mutant fails many, and nobody reads them), output capture (a child's
+# output already goes to its log file, where a broken run's tail is read) and the plugins the suite
+# never calls on, whose hooks run around every phase of every case: about 5 percent of a run's CPU.
+UNUSED_PLUGINS = (
+    "logging",
+    "warnings",
+    "threadexception",
+    "recwarn",
+    "monkeypatch",
+    "legacypath",
+    "debugging",
+    "doctest",
+    "unittest",
+    "junitxml",
+    "pastebin",
+    "stepwise",
+    "setuponly",
+    "setupplan",
+    "subtests",
+)
+VERIFY_PYTEST_ARGS = ("--tb=no", "-s", *(arg for name in UNUSED_PLUGINS for arg in ("-p", f"no:{name}")))
 
 
 def verify(
@@ -42,8 +61,12 @@ def verify(
     on_done: OnDone | None = None,
     on_start: Callable[[list[Target]], None] | None = None,
 ) -> tuple[Matrix, dict[str, list[Span]]]:
-    """The judged kill matrix, and where each mutant changes the reference (for reports)."""
-    start_fork_server()
+    """The judged kill matrix, and where each mutant changes the reference (for reports).
+
+    The fork server starts first: it warms up (pytest, Hypothesis, the suite's corpora) while the targets
+    are built, and nothing before it here imports pytest (``core.runner`` imports its parts when used).
+    """
+    runner.start_fork_server()
     committed = read_kill_matrix(layout.kill_matrix_file) if layout.kill_matrix_file.is_file() else None
     with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("verify")) as scratch:
         targets = build_targets(layout, Path(scratch), extra_roots)
@@ -64,7 +87,7 @@ def verify(
                 raise _CanarySurvived
 
         try:
-            run_suites(
+            runner.run_suites(
                 [t.root for t in runnable if t.root is not None],
                 jobs=jobs,
                 timeout=timeout,

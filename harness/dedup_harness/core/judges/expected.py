@@ -1,9 +1,10 @@
 """What a correct stage answers for an input, from trusted sources only: the oracle, the sizing rules, the filter.
 
 Nothing here asks the implementation under test. The output and the counts a set can know come from
-the set-based oracle; the filter's size from ``core.bloom_sizing``; the candidates and false
-positives from the course's own filter (the reference root's ``corpus.bloom``, which every
-submission is graded beside) run over the SHA-256 digests of the oracle's paragraphs, in input order.
+the set-based oracle; the filter's size and its false-positive budget from ``core.bloom_sizing``;
+the candidates and false positives from the course's own filter (the reference root's
+``corpus.bloom``, which every submission is graded beside) run over the SHA-256 digests of the
+oracle's paragraphs, in input order, as the contract's screen runs it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from dedup_harness.core import bloom_sizing, reference
+from dedup_harness.core.bloom_sizing import Budget
 from dedup_harness.core.contract import STATS_KEYS
 
 # The stats the oracle knows; the filter's three (bloom_bits, candidates, false_positives) come from the filter.
@@ -58,22 +60,38 @@ class Expected:
         return bloom_sizing.bits(len(self.paragraphs), self.rate)
 
     @cached_property
+    def _occurrences(self) -> Counter[str]:
+        return Counter(self.paragraphs)
+
+    @property
     def repeated(self) -> int:
         """How many distinct paragraphs occur more than once."""
-        return sum(1 for n in Counter(self.paragraphs).values() if n > 1)
+        return sum(1 for n in self._occurrences.values() if n > 1)
 
     @cached_property
-    def screen(self) -> dict[str, int]:
-        """candidates and false_positives: the course's filter asked about every digest in input order."""
+    def budget(self) -> Budget:
+        """The false positives a filter sized by the rule meets here, screening the paragraphs in input order."""
+        once = [n == 1 for n in self._occurrences.values()]  # a Counter keeps the order of first occurrence
+        return bloom_sizing.budget(len(self.paragraphs), self.rate, once)
+
+    @cached_property
+    def false_positive_paragraphs(self) -> list[str]:
+        """The paragraphs the course's filter makes false positives: read "present" at their one occurrence."""
         bloom = reference.course_module("bloom").BloomFilter(len(self.paragraphs), self.rate)
-        candidates: set[bytes] = set()
+        present: set[str] = set()
         for paragraph in self.paragraphs:
             digest = hashlib.sha256(paragraph.encode("utf-8")).digest()
             if bloom.contains(digest):
-                candidates.add(digest)
+                present.add(paragraph)
             else:
                 bloom.insert(digest)
-        return {"candidates": len(candidates), "false_positives": len(candidates) - self.repeated}
+        return [p for p in self._occurrences if p in present and self._occurrences[p] == 1]
+
+    @property
+    def screen(self) -> dict[str, int]:
+        """candidates and false_positives: the course's filter asked about every digest in input order."""
+        positives = len(self.false_positive_paragraphs)
+        return {"candidates": self.repeated + positives, "false_positives": positives}
 
     def every_stat(self) -> dict[str, Any]:
         """All eight stats, in the order of the contract's STATS_KEYS."""

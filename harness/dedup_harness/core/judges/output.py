@@ -2,8 +2,9 @@
 
 ``output`` judges checks 2, 4 and 6 (what comes out and the counts, whatever the input), ``documents``
 checks 7 and 13 (what comes out, when the question is a document's text); ``hand`` the worked
-example (every stat and every paragraph's digest as well); ``tiny_filter`` a filter that errs often
-(the candidates must still add up); ``stage`` how the stage composes with the pipeline.
+example (every stat and every paragraph's digest as well) and the digest of any text; ``tiny_filter``
+a filter that errs often (the candidates must still add up, and be the course's filter's when it is
+the one in use); ``stage`` how the stage composes with the pipeline.
 """
 
 from __future__ import annotations
@@ -70,28 +71,63 @@ def documents(subject: Subject, inputs: Inputs) -> Verdict:
 
 def hand(subject: Subject, inputs: Inputs) -> Verdict:
     """Each distinct paragraph's digest, then the output and every stat: the worked example's questions, in
-    the chapter's order (a wrong digest is the first answer that can be wrong, and says enough alone)."""
+    the chapter's order (a wrong digest is the first answer that can be wrong, and says enough alone). Given
+    ``paragraphs`` alone, their digests: SHA-256 of the UTF-8 text, and a ValueError for a text UTF-8
+    cannot encode (a lone surrogate)."""
+    if "paragraphs" in inputs:
+        return digests(subject, inputs["paragraphs"])
     expected = Expected(inputs["docs"], filter_sizes(inputs, 10)[0])
-    wrong = {}
-    for paragraph in dict.fromkeys(expected.paragraphs):
-        want = hashlib.sha256(paragraph.encode("utf-8")).hexdigest()
-        got = subject.impl.paragraph_hash(paragraph).hex()
-        if got != want:
-            wrong[paragraph] = (want, got)
-    if wrong:
-        return verdict(
-            {"paragraph_hash": {p: want for p, (want, _) in wrong.items()}},
-            {"paragraph_hash": {p: got for p, (_, got) in wrong.items()}},
-            [
-                f"paragraph_hash({p!r}) should be the SHA-256 of its UTF-8 text, {want[:16]}..., got {got[:16]}..."
-                for p, (want, got) in wrong.items()
-            ],
-        )
-    return compare(subject, inputs, expected.every_stat())
+    found = digests(subject, list(dict.fromkeys(expected.paragraphs)))
+    return found if found.failing else compare(subject, inputs, expected.every_stat())
+
+
+def digests(subject: Subject, paragraphs: list[str]) -> Verdict:
+    """``paragraph_hash(p)`` for each paragraph: the SHA-256 digest of its UTF-8 encoding, or, where UTF-8 cannot
+    encode it, a ValueError (the stage refuses such a document, naming it: a digest of some other encoding
+    would be another identity)."""
+    want, got, differences = {}, {}, []
+    for p in paragraphs:
+        expected, answer = _utf8_digest(p), _digest(subject, p)
+        if answer != expected:
+            want[p], got[p] = expected, answer
+            should = (
+                "raise ValueError (UTF-8 cannot encode the text)"
+                if expected == RAISES
+                else f"be the SHA-256 of its UTF-8 text, {_short(expected)}"
+            )
+            came = "it raised ValueError" if answer == RAISES else f"got {_short(answer)}"
+            differences.append(f"paragraph_hash({p!r}) should {should}, {came}")
+    return verdict({"paragraph_hash": want}, {"paragraph_hash": got}, differences)
+
+
+RAISES = "ValueError"  # what a digest is said to be when paragraph_hash raises it
+
+
+def _utf8_digest(p: str) -> str:
+    try:
+        return hashlib.sha256(p.encode("utf-8")).hexdigest()
+    except UnicodeEncodeError:
+        return RAISES
+
+
+def _digest(subject: Subject, p: str) -> str:
+    """The submission's digest of ``p`` in hex; RAISES for a ValueError (UnicodeEncodeError is one); else what
+    came back, as Python writes it."""
+    try:
+        digest = subject.impl.paragraph_hash(p)
+    except ValueError:
+        return RAISES
+    return digest.hex() if isinstance(digest, bytes) else repr(digest)
+
+
+def _short(answer: str) -> str:
+    return answer if len(answer) <= 19 else f"{answer[:16]}..."
 
 
 def tiny_filter(subject: Subject, inputs: Inputs) -> Verdict:
-    """The output as the oracle's, and candidates = the repeated paragraphs + the false positives."""
+    """The output as the oracle's, candidates = the repeated paragraphs + the false positives, and the screen the
+    contract's: with the course's filter, exactly its candidates and false positives; with a filter of the
+    student's own (which the trusted side cannot replay), false positives where the budget expects dozens."""
     docs, b = inputs["docs"], filter_sizes(inputs, 0.25)[0]
     expected = Expected(docs, b)
     run = judged_run(subject, docs, b, expected.counts)
@@ -105,7 +141,32 @@ def tiny_filter(subject: Subject, inputs: Inputs) -> Verdict:
             f"candidates should be the {expected.repeated} repeated paragraphs plus the {positives!r} false "
             f"positives, got {candidates!r}"
         )
+    elif not subject.own_filter:
+        run.differences += _screened_by_the_course_filter(expected, run, b)
+    elif positives == 0 and expected.budget.least > 0:
+        run.expected["false_positives_at_least"] = expected.budget.least
+        run.got["false_positives"] = positives
+        run.differences.append(
+            f"no false positives at B={b}, where a filter sized by the rule meets {expected.budget.mean:.0f} on "
+            f"average: the screen is not a Bloom filter of B bytes a paragraph"
+        )
     return verdict(run.expected, run.got, run.differences)
+
+
+def _screened_by_the_course_filter(expected: Expected, run: Run, b: float) -> list[str]:
+    """The stage's candidates and false positives against the course's filter's, replayed on the same paragraphs
+    in the same order (it answers the same on every run): a differing count is another screen."""
+    want = expected.screen
+    got = {key: run.stats.get(key) for key in want}
+    if got == want:
+        return []
+    run.expected["screen"], run.got["screen"] = want, got
+    first = ", ".join(repr(p) for p in expected.false_positive_paragraphs[:3])
+    return [
+        f"the course's filter at B={b:g} reads {want['false_positives']} unique paragraphs present (the first: "
+        f"{first or 'none'}), so {want['candidates']} candidates and {want['false_positives']} false positives; got "
+        f"{got['candidates']!r} and {got['false_positives']!r}"
+    ]
 
 
 def stage(subject: Subject, inputs: Inputs) -> Verdict:

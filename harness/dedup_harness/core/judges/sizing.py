@@ -61,17 +61,22 @@ def refused(subject: Subject, b: Any) -> Verdict:
 
 
 def budget(subject: Subject, inputs: Inputs) -> Verdict:
-    """No more false positives than the sizing promises for N paragraphs at B (none at all at B = 10)."""
+    """As many false positives as a filter sized by the rule meets screening N paragraphs at B, give or take the
+    slack (none at all at B = 10): too many, and the filter errs more than its sizing promises; too few, and
+    the screen is not the filter the sizing describes (more hashes than the rule's, a set of every digest)."""
     docs, b = inputs["docs"], inputs["bloom_bytes_per_item"]
     expected = Expected(docs, b)
-    n = len(expected.paragraphs)
-    allowed = bloom_sizing.budget(n, expected.rate)
+    n, promised = len(expected.paragraphs), expected.budget
     _, stats = run_stage(subject.impl, docs, b)
     positives = stats.get("false_positives")
-    if type(positives) is int and positives <= allowed:
+    if type(positives) is int and promised.allows(positives):
         return Verdict(False)
+    window = f"{promised.least} to {promised.most}" if promised.most else "none"
     return verdict(
-        {"false_positives_at_most": allowed},
+        {"false_positives_between": [promised.least, promised.most]},
         {"false_positives": positives},
-        [f"{positives!r} false positives among {n} paragraphs at B={b}; the sizing promises at most {allowed}"],
+        [
+            f"{positives!r} false positives among {n} paragraphs at B={b}; a filter sized by the rule meets "
+            f"{promised.mean:.1f} on average there, and the sizing allows {window}"
+        ],
     )

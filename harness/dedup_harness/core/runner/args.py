@@ -11,11 +11,9 @@ from dedup_harness.core.impl_under_test import impl_args
 from dedup_harness.core.outcome_recorder import plugin_args
 from dedup_harness.core.paths import SUITE_DIR
 
-# What a run leaves in its scratch folder: the outcome recorder's file, (a forked run) pytest's output
-# and the child's CPU time, and pytest's base temp folder.
+# What a run leaves in its scratch folder: the outcome recorder's file and pytest's base temp folder
+# (and, a forked run, what fork_server.py names).
 OUTCOMES_NAME = "outcomes.json"
-LOG_NAME = "pytest.log"
-CPU_NAME = "cpu_seconds"
 BASETEMP_NAME = "tmp"
 # A fresh suite process: pytest, with Hypothesis imported first. pytest assertion-rewrites every module
 # of a plugin's distribution, and with bytecode writes off it would compile all of Hypothesis on every

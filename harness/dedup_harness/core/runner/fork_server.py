@@ -1,7 +1,9 @@
 """One warm server that forks a child per suite run: pytest, Hypothesis and the harness imported once.
 
 Only the child imports the implementation root's ``corpus``; the server never touches one. A child
-makes itself a session leader, so killing its process group ends whatever the run started.
+makes itself a session leader, so killing its process group ends whatever the run started. Starting
+the server imports nothing heavy here (pytest is the server's and the children's to import), so a
+command can start it first and let it warm up while it does its own imports and preparations.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from dedup_harness.core.runner.args import CPU_NAME, LOG_NAME
-
+# What a forked run leaves in its scratch folder besides the outcomes: pytest's output, the child's CPU time.
+LOG_NAME = "pytest.log"
+CPU_NAME = "cpu_seconds"
 # What the server imports once for every child (see preload).
 PRELOAD = ("dedup_harness.core.runner.preload",)
 

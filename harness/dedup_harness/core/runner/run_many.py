@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
@@ -67,31 +68,36 @@ def run_suites(
     running: dict[int, _Running] = {}
     results: dict[int, SuiteResult] = {}
     limit = max(1, jobs or os.cpu_count() or 1)
-    try:
-        while waiting or running:
-            while waiting and len(running) < limit:
-                index, root = waiting.pop(0)
-                with signals.deferred():  # a signal now would orphan the child: it waits until it is registered
-                    scratch = scratch_dirs.Scratch("run")
-                    outcomes_file = Path(scratch.name) / OUTCOMES_NAME
-                    args = pytest_args(
-                        root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir
-                    )
-                    process = start_child(context, args, scratch.name, changes, write_bytecode)
-                    running[index] = _Running(root, process, scratch, time.monotonic())
-                    signals.track(process.pid or 0)
-            _reap(running, results, timeout=timeout, checks=checks, on_done=on_done)
-    finally:
-        for run in running.values():  # interrupted: nothing may outlive the parent
-            kill_child(run.process)
-            signals.untrack(run.process.pid or 0)
-            run.scratch.cleanup()
+    # A finished run's scratch is removed by a helper thread, so the next run starts without waiting for
+    # the disk (about 80 entries a run, pytest's tmp_path folders: 10 to 150 ms each on a disk that
+    # discards freed blocks, the more the busier it is); every removal is done before this returns.
+    with ThreadPoolExecutor(1, thread_name_prefix="run-scratch") as remover:
+        try:
+            while waiting or running:
+                while waiting and len(running) < limit:
+                    index, root = waiting.pop(0)
+                    with signals.deferred():  # a signal now would orphan the child: it waits until it is registered
+                        scratch = scratch_dirs.Scratch("run")
+                        outcomes_file = Path(scratch.name) / OUTCOMES_NAME
+                        args = pytest_args(
+                            root, outcomes_file, check_timeout=check_timeout, extra=extra_args, suite_dir=suite_dir
+                        )
+                        process = start_child(context, args, scratch.name, changes, write_bytecode)
+                        running[index] = _Running(root, process, scratch, time.monotonic())
+                        signals.track(process.pid or 0)
+                _reap(running, results, remover, timeout=timeout, checks=checks, on_done=on_done)
+        finally:
+            for run in running.values():  # interrupted: nothing may outlive the parent
+                kill_child(run.process)
+                signals.untrack(run.process.pid or 0)
+                run.scratch.cleanup()
     return [results[index] for index in range(len(roots))]
 
 
 def _reap(
     running: dict[int, _Running],
     results: dict[int, SuiteResult],
+    remover: Executor,
     *,
     timeout: float,
     checks: Sequence[str],
@@ -112,7 +118,7 @@ def _reap(
             run.root, run.outcomes_file, timed_out=overran, output=output, seconds=now - run.started, checks=checks
         )
         result.cpu_seconds = child_cpu_seconds(run.scratch.name)
-        run.scratch.cleanup()
+        remover.submit(run.scratch.cleanup)
         del running[index]
         results[index] = result
         if on_done is not None:

@@ -3,9 +3,12 @@
 The grader rebuilds what the worker sends into Python objects, and a check may keep what it got: a
 stage that yields 7 MiB documents for ever once grew the trusted process by some 70 MB/s. So every
 byte received from the worker (replies, pulls, the stats dicts that travel with them, notices, even a
-stale reply that is dropped) counts against the call and the check it arrives in; and the time
-spent waiting for it, reading it and rebuilding it counts against the submission's seconds, as the
-time its own code runs does.
+stale reply that is dropped) counts against the call and the check it arrives in. And every second
+the grader spends on the worker counts against the submission's seconds, as the time its own code
+runs does: waiting for a message, reading it and rebuilding it, writing to it (a worker that asks for
+its input and never reads it blocks the write), starting an incarnation and stopping one, pausing it
+between calls. Each wait is cut at what is left of those seconds, so a submission costs the batch its
+budget and no more (give or take the stop that ends it, a few milliseconds).
 
 The sizes, and why: what the reference's checks receive at most is 0.34 MiB in one message, 1 MiB
 in one call (a read_all) and 4.5 MiB in one check (the spool's memory check: two corpora of 1.6 and
@@ -60,7 +63,8 @@ class Budget:
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
-        self.used_seconds = 0.0
+        self.charged = 0.0  # seconds of the clocks that have ended
+        self.since: float | None = None  # when the running clock started, if one runs
         self.call_bytes = 0
         self.check_bytes = 0
         self.received_bytes = 0  # over the whole grade: what the grading benchmark reports as channel traffic
@@ -94,14 +98,28 @@ class Budget:
         return self.overdrawn
 
     @property
+    def used_seconds(self) -> float:
+        """The seconds used so far, the running clock's included."""
+        return self.charged + (time.monotonic() - self.since if self.since is not None else 0.0)
+
+    @property
     def seconds_left(self) -> float:
         return self.seconds - self.used_seconds
 
     @contextlib.contextmanager
     def clock(self) -> Iterator[None]:
-        """Count the time the block takes against the submission's seconds (also when it raises)."""
-        started = time.monotonic()
+        """Count the time the block takes against the submission's seconds (also when it raises); a clock
+        started while another runs counts nothing more (the outer one counts it)."""
+        if self.since is not None:
+            yield
+            return
+        self.since = time.monotonic()
         try:
             yield
         finally:
-            self.used_seconds += time.monotonic() - started
+            self.charged += time.monotonic() - self.since
+            self.since = None
+
+    def within(self, seconds: float) -> float:
+        """``seconds``, or what is left of the submission's seconds if that is less (never below zero)."""
+        return max(0.0, min(seconds, self.seconds_left))

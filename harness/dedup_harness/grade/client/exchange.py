@@ -9,13 +9,16 @@ worker meanwhile (an output read as the input of another stage).
 
 Everything received counts against the submission's budget (``budget``) before it is read as JSON:
 its bytes, against the call and the check; the seconds spent waiting for it, reading it and
-rebuilding its values, against the submission's time (never the seconds the check's own input takes
-to make its documents). What goes wrong on the channel becomes the fault the check sees: the worker
-(``worker``) stops the incarnation, files the event and raises. A request left open by an exception
-(the check's own time limit, say) stops the worker too: it may still be busy with it, or waiting to
-be fed, and its reply would otherwise come in the middle of the next check. Notices of refused
-attempts, which the worker sends whenever its audit hook refuses something, are recorded on the way
-to the message awaited.
+rebuilding its values, against the submission's time, and so do the seconds spent writing to the
+worker (a request, a batch of input it asked for and does not read), never the seconds the check's
+own input takes to make its documents. A call's time limit counts every one of those seconds too,
+and no wait outlasts the call's limit or the submission's time. What goes wrong on the channel
+becomes the fault the check sees: the worker (``worker``) stops the incarnation, files the event and
+raises. A request left open by an exception (the check's own time limit, say) stops the worker too:
+it may still be busy with it, or waiting to be fed, and its reply would otherwise come in the middle
+of the next check. Notices of refused attempts, which the worker sends whenever its audit hook
+refuses something, are recorded on the way to the message awaited. A worker that has printed more
+than the grader reads is told, before the next request, to discard the rest (``messages.quiet``).
 """
 
 from __future__ import annotations
@@ -114,9 +117,10 @@ class Exchange:
     # -- starting an incarnation ------------------------------------------------------------------
 
     def boot(self) -> dict[str, Any]:
-        """Start the next incarnation; its READY or IMPORT_ERROR message (the import counts as the submission's)."""
-        self.worker.start()
+        """Start the next incarnation; its READY or IMPORT_ERROR message (the start and the import count as the
+        submission's)."""
         with self.budget.clock():
+            self.worker.start()
             return self._receive("importing the submission", self.call_seconds, {m.READY, m.IMPORT_ERROR})
 
     # -- what a call lends ----------------------------------------------------------------------
@@ -140,8 +144,7 @@ class Exchange:
         number, incarnation = next(self.numbers), self.worker.incarnation
         self.open.append(number)
         try:
-            self._send(build(number), desc)
-            reply = self._await_reply(number, desc)
+            reply = self._await_reply(number, build(number), desc)
         except BaseException:
             if self.worker.running and self.worker.incarnation == incarnation:
                 self.worker.stop()  # abandoned: the worker's state is unknown from here on
@@ -167,8 +170,13 @@ class Exchange:
             raise SubmissionExited(detail)
         return reply.value
 
-    def _await_reply(self, number: int, desc: str) -> Reply:
+    def _await_reply(self, number: int, request: dict[str, Any], desc: str) -> Reply:
+        """Send ``request`` and await its reply, feeding the pulls that come meanwhile, within the call's limit;
+        a worker that has printed more than the grader reads is told first to discard the rest."""
         left = self.call_seconds
+        if self.worker.quiet_now():
+            left -= self._send(m.quiet(), desc, left)
+        left -= self._send(request, desc, left)
         while True:
             started = time.monotonic()
             with self.budget.clock():
@@ -177,7 +185,7 @@ class Exchange:
             if isinstance(got, Reply):
                 return got
             if got is not None:
-                self._feed(got, desc)
+                left -= self._feed(got, desc, left)
 
     def _next_about(self, number: int, desc: str, left: float) -> Reply | dict[str, Any] | None:
         """The next message about request ``number``: its reply (rebuilt), a pull, or None (a stale one, dropped)."""
@@ -220,8 +228,9 @@ class Exchange:
         except DECODE_ERRORS as error:
             self.worker.stop_for_protocol(desc, str(error))
 
-    def _feed(self, pull: dict[str, Any], desc: str) -> None:
-        """Answer a pull with the next batch of the caller's input, or how it ended."""
+    def _feed(self, pull: dict[str, Any], desc: str, left: float) -> float:
+        """Answer a pull with the next batch of the caller's input, or how it ended, within ``left`` seconds; the
+        seconds the answer took to send (making the batch is the check's own time)."""
         input_id = pull[m.INPUT]
         lent = self.lent.get(input_id)
         source = lent.inputs.get(input_id) if lent is not None else None
@@ -240,17 +249,22 @@ class Exchange:
             del lent.inputs[input_id]
         if incarnation != self.worker.incarnation or not self.worker.running:
             raise WorkerCrashed(f"the worker was stopped while {desc} read its input")
-        self._send(m.feed(pull[m.ID], batch.items, end), desc)
+        return self._send(m.feed(pull[m.ID], batch.items, end), desc, left)
 
     # -- messages on the channel ----------------------------------------------------------------
+
+    def _deadline(self, desc: str, left: float) -> tuple[float, bool]:
+        """When a wait of at most ``left`` seconds ends, and whether the submission's seconds end it first; a
+        timeout at once if there is no time left (reading and rebuilding what came took it)."""
+        ran_out = self.budget.seconds_left < left
+        if self.budget.within(left) <= 0:
+            self.worker.stop_for_timeout(desc, None if ran_out else self.call_seconds)
+        return time.monotonic() + self.budget.within(left), ran_out
 
     def _receive(self, desc: str, left: float, kinds: frozenset[str] | set[str]) -> dict[str, Any]:
         """The next message of ``kinds`` within ``left`` seconds and what remains of the submission's;
         notices of refused attempts that come meanwhile are recorded."""
-        ran_out = self.budget.seconds_left < left
-        if min(left, self.budget.seconds_left) <= 0:  # reading and rebuilding what came took the time
-            self.worker.stop_for_timeout(desc, None if ran_out else self.call_seconds)
-        deadline = time.monotonic() + min(left, self.budget.seconds_left)
+        deadline, ran_out = self._deadline(desc, left)
         while True:
             message = self._read(desc, deadline, ran_out, frozenset(kinds) | {m.ATTEMPT})
             self.worker.take_refusals()
@@ -284,12 +298,18 @@ class Exchange:
         except (ChannelGarbage, m.MessageError) as what:
             self.worker.stop_for_protocol(desc, str(what))
 
-    def _send(self, message: dict[str, Any], desc: str) -> None:
+    def _send(self, message: dict[str, Any], desc: str, left: float) -> float:
+        """Write ``message`` within ``left`` seconds and what remains of the submission's; the seconds it took,
+        charged (a worker that does not read blocks the write)."""
         channel = self.worker.channel
         assert channel is not None, "no worker is running"
-        try:
-            channel.send(message, time.monotonic() + self.call_seconds)
-        except ChannelTimeout:
-            self.worker.stop_for_timeout(desc, self.call_seconds)
-        except ChannelClosed:
-            self.worker.stop_for_crash(desc)
+        started = time.monotonic()
+        with self.budget.clock():
+            deadline, ran_out = self._deadline(desc, left)
+            try:
+                channel.send(message, deadline)
+            except ChannelTimeout:
+                self.worker.stop_for_timeout(desc, None if ran_out else self.call_seconds)
+            except ChannelClosed:
+                self.worker.stop_for_crash(desc)
+        return time.monotonic() - started

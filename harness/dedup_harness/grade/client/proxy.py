@@ -53,7 +53,7 @@ class SubmissionProxy:
         self.sandbox = sandbox
         self.log = EventLog()
         self.budget = Budget(sandbox.limits.submission_seconds)
-        self.worker = Worker(sandbox, self.log)
+        self.worker = Worker(sandbox, self.log, self.budget)
         self.exchange = Exchange(self.worker, self.budget, self.log, doc_type)
         self.surface: dict[str, Any] | None = None
         self.import_error: dict[str, Any] | None = None
@@ -127,7 +127,8 @@ class SubmissionProxy:
                 try:  # the watch's verdict stands before whatever the call came to: it is the cause
                     self.worker.stop_if_disk_full(desc)
                 finally:
-                    self.sandbox.pause()
+                    with self.budget.clock():  # a thread in a long write delays the pause: its time
+                        self.sandbox.pause()
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         desc = f"{name}()"
@@ -242,7 +243,14 @@ class SubmissionProxy:
             self.worker.stop()
         self.log.close()
         printed, limit = self.sandbox.output_bytes(), self.sandbox.limits.output_bytes
-        if printed > limit:
+        if self.worker.discarded:
+            read = self.sandbox.limits.output_read_bytes
+            self.log.record(
+                "output",
+                f"printed more than {printed} bytes; the report keeps the first {limit}, and once a worker had printed "
+                f"{read} it was told to discard the rest uncounted",
+            )
+        elif printed > limit:
             self.log.record("output", f"printed {printed} bytes; the report keeps the first {limit}")
 
 

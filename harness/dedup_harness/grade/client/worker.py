@@ -7,6 +7,9 @@ the incarnation it happened in (its state is unknown from then on: it may be stu
 submission's code, or half-way through a message), files an event, and raises the ``WorkerFault``
 the check sees: every ``stop_for_*`` method does all three, and returns to nobody. The next call
 starts the next incarnation. What the two sides say to each other is the exchange's business.
+
+Starting an incarnation and stopping one are waits on the worker like any other: their seconds count
+against the submission's budget (``budget``), and no wait here outlasts what is left of it.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import subprocess
 import time
 from typing import NoReturn, TypeVar
 
-from dedup_harness.grade.client.budget import Overdrawn
+from dedup_harness.grade.client.budget import Budget, Overdrawn
 from dedup_harness.grade.client.events import EventLog
 from dedup_harness.grade.client.faults import (
     OutputTooLarge,
@@ -44,15 +47,18 @@ Fault = TypeVar("Fault", bound=WorkerFault)
 class Worker:
     """The current incarnation of the worker (if one runs), its channel, and the faults that end it."""
 
-    def __init__(self, sandbox: Sandbox, events: EventLog) -> None:
+    def __init__(self, sandbox: Sandbox, events: EventLog, budget: Budget) -> None:
         self.sandbox = sandbox  # holds the limits: the one owner of them
         self.events = events
+        self.budget = budget  # the seconds its starts and stops are charged to
         self.process: WorkerProcess | None = None
         self.channel: Channel | None = None
         self.incarnation = 0  # the number of the current (or the last) incarnation
         self.start_seconds: list[float] = []  # how long each incarnation took to import the submission
         self.sandbox_error: str | None = None  # why no worker can start here: the grader's failure
         self.started = 0.0  # when the current incarnation was started
+        self.quieted = False  # the current incarnation was told to discard its output (``quiet_now``)
+        self.discarded = False  # some incarnation was: how much it printed is not known
 
     @property
     def running(self) -> bool:
@@ -60,26 +66,30 @@ class Worker:
 
     def start(self) -> Channel:
         """Start the next incarnation and await its first word; its channel refuses a line over MAX_MESSAGE."""
-        self.process = self.sandbox.start()
-        self.channel = Channel(self.process.reply_fd, self.process.request_fd, longest=m.MAX_MESSAGE)
-        self.incarnation += 1
-        self.events.new_worker()
-        self.started = time.monotonic()
-        self._await_first_word()
+        with self.budget.clock():
+            self.process = self.sandbox.start()
+            self.started = time.monotonic()
+            self.channel = Channel(self.process.reply_fd, self.process.request_fd, longest=m.MAX_MESSAGE)
+            self.incarnation += 1
+            self.quieted = False
+            self.events.new_worker()
+            self._await_first_word()
         return self.channel
 
     def _await_first_word(self) -> None:
         """The worker's first word, before it imports anything of the submission: it runs, confined.
 
         Anything else (it died, hung, could not confine itself) is the grader's failure: no student
-        code had run yet.
+        code had run yet. Unless the submission's seconds ran out first: then that is the verdict.
         """
         assert self.channel is not None and self.process is not None
         seconds = self.sandbox.limits.call_seconds
         try:
-            line = self.channel.receive_line(time.monotonic() + seconds)
+            line = self.channel.receive_line(time.monotonic() + self.budget.within(seconds))
             first = m.checked(parse_line(line), frozenset({m.STARTED, m.CONFINE_ERROR}))
         except ChannelTimeout:
+            if self.budget.seconds_left <= 0:
+                self.stop_for_timeout("starting the worker", None)
             self.stop_for_sandbox(f"no word from it within {seconds:g} s", ended=False)
         except ChannelClosed:
             self.stop_for_sandbox("it ended before it could say it had started")
@@ -98,13 +108,24 @@ class Worker:
         """The incarnation has imported the submission: how long its start took is noted."""
         self.start_seconds.append(time.monotonic() - self.started)
 
+    def quiet_now(self) -> bool:
+        """Has the running incarnation printed more than the grader reads of it, and not been told so? Then it is
+        to be told now (``messages.quiet``): its output is discarded in the worker from then on."""
+        if self.quieted or self.process is None:
+            return False
+        if sum(trap.total for trap in self.process.output) <= self.sandbox.limits.output_read_bytes:
+            return False
+        self.quieted = self.discarded = True
+        return True
+
     def pid(self) -> int | None:
         """The running incarnation's outermost process (bubblewrap's or unshare's, in those tiers), or None."""
         return self.process.process.pid if self.process is not None else None
 
     def stop(self) -> None:
         if self.process is not None:
-            self.sandbox.stop(self.process)
+            with self.budget.clock():
+                self.sandbox.stop(self.process)
             self.take_refusals()  # the last of them: the listener has stopped
             self.process = None
             self.channel = None
@@ -117,13 +138,15 @@ class Worker:
                 self.events.record("refused", refusal.words, category=refusal.category)
 
     def _exit_status(self, wait: float) -> int | None:
-        """The incarnation's exit status if it ends within ``wait`` seconds (else None); it is stopped either way."""
+        """The incarnation's exit status if it ends within ``wait`` seconds and what is left of the budget (else
+        None); it is stopped either way."""
         assert self.process is not None
-        try:
-            status: int | None = self.process.process.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            status = None
-        self.stop()
+        with self.budget.clock():
+            try:
+                status: int | None = self.process.process.wait(timeout=self.budget.within(wait))
+            except subprocess.TimeoutExpired:
+                status = None
+            self.stop()
         return status
 
     # -- the faults that end an incarnation: each stops it, files the event, and raises --------------

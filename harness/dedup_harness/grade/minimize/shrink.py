@@ -1,5 +1,7 @@
 """Shrink a failing input: fewer documents, then paragraphs, words, characters, then plain names.
 
+A split's text loses words, then characters; a list of paragraphs to hash loses paragraphs.
+
 Each step keeps a smaller input only while it still fails (``fails`` says so). Paragraphs are cut
 with the blank lines after them, so what remains of a text keeps its own line breaks and spacing.
 """
@@ -25,6 +27,9 @@ def shrink(inputs: Inputs, fails: Callable[[Inputs], bool], budget: Tries, *, le
             kept = ddmin(pieces(fixed["text"]), lambda c: fails({**fixed, "text": "".join(c)}), budget)
             fixed["text"] = "".join(kept)
         return fixed
+    if "paragraphs" in inputs:
+        kept = ddmin(list(inputs["paragraphs"]), lambda ps: fails({**inputs, "paragraphs": ps}), budget)
+        return {**inputs, "paragraphs": kept}
     if "docs" not in inputs:
         return inputs
     start = _failing_prefix(list(inputs["docs"]), lambda d: fails({**inputs, "docs": d}), budget, least_docs)

@@ -21,7 +21,10 @@ class Limits:
     file_bytes: int = 64 << 20
     open_files: int = 64
     processes: int = 32
-    output_bytes: int = 16 << 10
+    output_bytes: int = 16 << 10  # of the submission's output, kept for the report
+    # read from one incarnation's output before it is told to discard the rest (``quiet``): the report can
+    # say exactly how much was cut up to here, and past it printing costs the batch nothing
+    output_read_bytes: int = 1 << 20
     disk_bytes: int = 256 << 20
     tmpfs_bytes: int = 64 << 20
 

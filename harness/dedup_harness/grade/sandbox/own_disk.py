@@ -30,6 +30,7 @@ import os
 import tempfile
 from pathlib import Path
 
+from dedup_harness.core.signals import forked
 from dedup_harness.grade.sandbox.detect import has_cap_sys_admin
 from dedup_harness.grade.sandbox.users import is_root
 
@@ -127,8 +128,7 @@ def unmount(folder: Path) -> None:
 
 def _trial() -> int:
     """In a forked child: enter a namespace of its own and mount a tmpfs; 0 when both worked."""
-    with tempfile.TemporaryDirectory() as folder:
-        pid = os.fork()
+    with tempfile.TemporaryDirectory() as folder, forked() as pid:
         if pid == 0:
             code = 1
             with contextlib.suppress(BaseException):

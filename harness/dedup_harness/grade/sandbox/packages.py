@@ -187,8 +187,8 @@ def for_worker(packages: Packages | None, root: Path, *, own_copy: Path | None =
     if own_copy is not None:
         folder = str(shutil.copytree(packages.folder, own_copy, symlinks=True))  # times kept: bytecode stays valid
     try:
-        source = (root / "corpus" / "dedup.py").read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        source = ""
+        source = (root / "corpus" / "dedup.py").read_bytes()  # decoded as Python decodes it (``imports.used``)
+    except OSError:
+        source = b""
     preload = imports.used(source, packages.modules)
     return {"path": folder, "allowed": list(packages.modules), "preload": preload}

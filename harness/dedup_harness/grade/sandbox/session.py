@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.core import scratch_dirs
+from dedup_harness.core import scratch_dirs, signals
 from dedup_harness.core.removal import remove_tree
 from dedup_harness.grade import worker
 from dedup_harness.grade.kernel_refusals import KernelRefusals
@@ -201,29 +201,31 @@ class Sandbox:
         limits = self.limits.rlimits()
         if self.uid is None:  # the grader's own user: the limit counts its other tasks too
             limits["RLIMIT_NPROC"] += tasks_of(os.getuid())
-        try:
-            process = subprocess.Popen(
-                self.command(request_read, reply_write, refusals_there.fileno()),
-                stdin=subprocess.DEVNULL,
-                stdout=output_write,
-                stderr=output_write,
-                pass_fds=(request_read, reply_write, refusals_there.fileno()),
-                cwd=self.home,
-                env=self.environment(),
-                start_new_session=True,  # its own process group: a timeout kills all of it
-                preexec_fn=functools.partial(set_limits, limits, prctl_function()),
-            )
-        except BaseException:
-            refusals_here.close()
-            raise
-        finally:
-            for fd in (request_read, reply_write, output_write):
-                os.close(fd)
-            refusals_there.close()
-        trap = OutputTrap(output_read, self.limits.output_bytes)
-        self.traps.append(trap)
-        self.watch = DiskWatch(self.disk.overrun, functools.partial(self._stop_for_disk, process.pid))
-        self.running = process.pid
+        # deferred: Popen runs the at-fork callbacks (preexec_fn), where a signal's exception would be dropped
+        with signals.deferred():
+            try:
+                process = subprocess.Popen(
+                    self.command(request_read, reply_write, refusals_there.fileno()),
+                    stdin=subprocess.DEVNULL,
+                    stdout=output_write,
+                    stderr=output_write,
+                    pass_fds=(request_read, reply_write, refusals_there.fileno()),
+                    cwd=self.home,
+                    env=self.environment(),
+                    start_new_session=True,  # its own process group: a timeout kills all of it
+                    preexec_fn=functools.partial(set_limits, limits, prctl_function()),
+                )
+            except BaseException:
+                refusals_here.close()
+                raise
+            finally:
+                for fd in (request_read, reply_write, output_write):
+                    os.close(fd)
+                refusals_there.close()
+            trap = OutputTrap(output_read, self.limits.output_bytes)
+            self.traps.append(trap)
+            self.watch = DiskWatch(self.disk.overrun, functools.partial(self._stop_for_disk, process.pid))
+            self.running = process.pid
         return WorkerProcess(process, request_write, reply_read, [trap], KernelRefusals(refusals_here))
 
     def stop(self, worker: WorkerProcess) -> None:
@@ -310,6 +312,9 @@ class Sandbox:
 
     def close(self) -> None:
         """Kill what is left of the worker and remove the session, whatever the submission made of it."""
+        if self.running is not None:  # a worker no one stopped: a signal ended the run as it started
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.running, signal.SIGKILL)
         self.kill_strays()
         if self.uid is not None and not row(self.tier).namespaces:
             remove_owned_by(self.uid, PUBLIC_TEMP)  # what its uid left in the world-writable folders

@@ -17,7 +17,8 @@ The grader asks (each with ID):
   probe  TRIES                   the isolation probe (``probe``)
   bye                            the threads the submission left running; then the worker exits
 and answers a pull with ``feed`` (RE: the pull's ID): ITEMS, then END (None: more to come; STOP;
-or the error the input raised).
+or the error the input raised). Once the submission has printed more than the grader reads, it says
+``quiet`` (no ID, no reply): from then on the worker's stdout and stderr go to /dev/null.
 
 The worker says, unasked: ``started`` (VERSION, CONFINEMENT) or ``confine_error`` (TEXT), then
 ``ready`` (SURFACE) or ``import_error`` (ERROR); ``attempt`` (TEXT, CATEGORY: the rule it met, one of
@@ -46,6 +47,7 @@ INPUT, VALUE, DONE, MIRRORS = "input", "value", "done", "mirrors"
 
 # The grader's requests, and its answer to a pull.
 CALL, NEXT, TAKE, CLOSE, PROBE, BYE, FEED = "call", "next", "take", "close", "probe", "bye", "feed"
+QUIET = "quiet"
 # What the worker says unasked.
 STARTED, CONFINE_ERROR, READY, IMPORT_ERROR, ATTEMPT = "started", "confine_error", "ready", "import_error", "attempt"
 # What the worker says about a request: a pull, or one of the replies that end it.
@@ -63,6 +65,7 @@ SHAPES: dict[str, dict[str, tuple[type, ...]]] = {
     PROBE: {ID: (int,), TRIES: (dict,)},
     BYE: {ID: (int,)},
     FEED: {RE: (int,), ITEMS: (list,), END: (_NONE, str, dict)},
+    QUIET: {},
     STARTED: {VERSION: (list,), CONFINEMENT: (dict, _NONE)},
     CONFINE_ERROR: {TEXT: (str,)},
     READY: {SURFACE: (dict,)},
@@ -93,7 +96,7 @@ def checked(message: dict[str, Any], kinds: frozenset[str] | None = None) -> dic
     return message
 
 
-FROM_GRADER = frozenset({CALL, NEXT, TAKE, CLOSE, PROBE, BYE, FEED})
+FROM_GRADER = frozenset({CALL, NEXT, TAKE, CLOSE, PROBE, BYE, FEED, QUIET})
 
 
 # -- the grader's side ------------------------------------------------------------------------------
@@ -114,6 +117,11 @@ def probe(request: int, tries: dict[str, Any]) -> dict[str, Any]:
 
 def bye(request: int) -> dict[str, Any]:
     return {KIND: BYE, ID: request}
+
+
+def quiet() -> dict[str, Any]:
+    """What the submission prints from now on is discarded in the worker (the grader has read enough of it)."""
+    return {KIND: QUIET}
 
 
 def feed(pull: int, items: list[Any], end: str | dict[str, str] | None) -> dict[str, Any]:
