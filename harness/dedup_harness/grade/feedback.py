@@ -40,7 +40,7 @@ _SCRATCH = re.compile(r"(?<![^\s'\"])[^\s'\"]*dedup-harness-[a-z]+-(?:\d+\.\d+-)
 _UID = re.compile(r"\buid \d+")
 # What Hypothesis's note says of a failing example besides its inputs: the test's own fixtures, and the
 # heading, the closing parenthesis and the hints that follow ("use Verbosity.verbose", @reproduce_failure).
-_FIXTURE_ARGUMENT = re.compile(r"^\s*(judge|run|impl|tmp_path|fixture_docs|fixture_expected)=.*,?$")
+_FIXTURE_ARGUMENT = re.compile(r"^\s*(judge|cases|run|impl|tmp_path|fixture_docs|fixture_expected)=.*,?$")
 _EXAMPLE_HEADING = re.compile(r"^(Falsifying example|Failing test case)[^(]*\(\s*$")
 _CASE_ID = re.compile(r"\[(.*)\]$")
 _RUN_ID = re.compile(r"^(public|held-back)(-|$)")  # core/hidden_cases.Cases's ids, first in a case's id
