@@ -63,6 +63,7 @@ SLOW_MODULES = {
     "test_student_kit.py": "the student kit built, installed, and every candidate file run through check (45 s)",
     "test_working_folder.py": "every command in a fresh folder (9 s)",
     "test_csv_readers.py": "the CSV in pandas and LibreOffice (7 s)",
+    "test_sheet.py": "the workbook printed by LibreOffice (15 s)",
     "test_confinement.py": "the worker's confinement in every setup (7 s)",
     "test_reports_in_chromium.py": "the pages in headless Chromium (7 s)",
 }

@@ -8,10 +8,12 @@ that differs, or a submission no check could judge."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import ClassVar
 
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.diagnosis import Diagnoser, Diagnosis
+from dedup_harness.grade.minimize.behaviour import FailedCase, _agrees, differing
 from grade_fakes import DIAGNOSER, KILL_SETS, OPTIONS, PITFALLS, case, report
 
 
@@ -108,3 +110,24 @@ def test_no_kill_set_fits_but_one_mutant_answers_alike_on_every_case() -> None:
     assert [(d.mutant, d.exact) for d in found] == [("s13", True)]
     assert found[0].line() == "behaves like s13 on these inputs: leaves the spool behind when closed early"
     assert diagnose({CHECKS[5]}, {"s13": [CHECKS[5]], "s01": [CHECKS[5]]}) == []
+
+
+class TestWhatTheCheckFoundWrong:
+    """A mutant matches where it fails too and answers as the submission did in what the check found wrong."""
+
+    EXPECTED: ClassVar = {"output": ["a", "b"], "stats": {"candidates": 2, "false_positives": 1}}
+    SUBMITTED: ClassVar = {"output": ["a"], "stats": {"candidates": 2, "false_positives": 1}}  # the output is wrong
+
+    def case(self) -> FailedCase:
+        return FailedCase("test_zero_false_drops_with_a_tiny_filter", {}, self.SUBMITTED, self.EXPECTED)
+
+    def test_the_faulted_parts_are_those_that_differ(self) -> None:
+        assert self.case().faulted() == {("output",): ["a"]}
+        assert differing({"stats": {"a": 1}}, {"stats": {"a": 2, "b": 3}}) == {("stats", "a"): 2, ("stats", "b"): 3}
+
+    def test_a_stat_the_check_did_not_fault_never_vetoes_a_match(self) -> None:
+        """s04's own count of false positives is 0 where the submission counted right: the output decides."""
+        assert _agrees({"output": ["a"], "stats": {"candidates": 2, "false_positives": 0}}, self.case())
+
+    def test_an_output_other_than_the_submissions_is_no_match(self) -> None:
+        assert not _agrees({"output": ["b"], "stats": self.SUBMITTED["stats"]}, self.case())

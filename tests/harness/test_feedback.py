@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.feedback import CASES_SHOWN, check_feedback, scrub
+from dedup_harness.grade.feedback import CASES_SHOWN, check_feedback, scrub, smallest_input
 from grade_fakes import FALSIFYING, ORACLE_MESSAGE, case
 
 NAME = "test_random_corpora_match_the_set_oracle"
@@ -27,7 +27,7 @@ def test_the_smallest_failing_input_drops_fixtures_and_memory_addresses() -> Non
     feedback = check_feedback(NAME, Outcome.FAILED, [case(NAME, Outcome.FAILED, ORACLE_MESSAGE, FALSIFYING)])
     assert feedback is not None
     assert "run=" not in feedback.smallest_input and "0x" not in feedback.smallest_input
-    assert "records=[{'id': 'd0', 'text': 'a', 'meta': {}}]" in feedback.smallest_input
+    assert feedback.smallest_input == "bloom_bytes_per_item=0.1\nrecords=[{'id': 'd0', 'text': 'a', 'meta': {}}]"
     assert "Smallest failing input:" in feedback.text()
 
 
@@ -67,3 +67,13 @@ def test_a_check_that_never_ran_says_so() -> None:
 def test_the_scrubber_removes_grader_scratch_folders_and_worker_uids() -> None:
     text = "left /tmp/dedup-harness-grade-ab12_x9z/shared/pytest/x as uid 1001234"
     assert scrub(text) == "left <scratch>/shared/pytest/x as uid <per run>"
+
+
+def test_hypothesis_says_nothing_of_its_own_in_the_smallest_input() -> None:
+    """Its heading, the test's fixtures and its hints are Hypothesis's words for a developer, not a student's."""
+    notes = (
+        "Failing test case: test_random_corpora_match_the_set_oracle(\n    judge=judge,\n    records=[],\n)\n\n"
+        "You can add @seed(0) to this test or run pytest with --hypothesis-seed=0 to reproduce this failure.\n"
+        "Hint: use Verbosity.verbose to see every example."
+    )
+    assert smallest_input(notes) == "records=[]"

@@ -26,6 +26,8 @@ from dedup_harness.core.provenance import provenance
 from dedup_harness.distribution.gradescope_bundle import python_now
 
 SAMPLES = Path(__file__).resolve().parent / "submissions" / "samples"
+TUNED = Path(__file__).resolve().parent / "submissions" / "held_back" / "tuned_to_the_public_cases.py"
+HIDDEN_SEED = 2026
 
 
 def index_reachable() -> str:
@@ -54,6 +56,7 @@ def bundle_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     weights.write_text("total = 100\n[weights]\ntest_the_spool_is_removed = 3\n", encoding="utf-8")
     pytest.importorskip("numpy", reason="the numpy extra is not installed")
     built = ["gradescope-bundle", str(folder / "autograder.zip"), "--weights", str(weights), "--allow", "numpy"]
+    built += ["--hidden-seed", str(HIDDEN_SEED)]
     assert main(built) == 0
     return folder / "autograder.zip"
 
@@ -136,6 +139,10 @@ def test_the_bundle_names_the_packages_the_course_allows_for_both_scripts(bundle
     assert f"numpy=={importlib.metadata.version('numpy')} --hash=sha256:" in lock
 
 
+def test_the_bundle_holds_the_courses_seed_for_run_autograder(bundle: Path) -> None:
+    assert (bundle / "hidden-seed.txt").read_text(encoding="utf-8") == f"{HIDDEN_SEED}\n"
+
+
 def test_setup_installs_the_tested_releases_with_no_network_at_all(installed: Path) -> None:
     python = installed / "bin" / "python"
     done = subprocess.run([str(python), "-I", "-m", "dedup_harness.core.provenance"], capture_output=True, text=True)
@@ -178,11 +185,13 @@ def run_autograder(bundle: Path, venv: Path, root: Path) -> subprocess.Completed
     return subprocess.run([str(bundle / "run_autograder")], env=env, capture_output=True, text=True, timeout=600)
 
 
-def autograded(bundle: Path, venv: Path, tmp_path: Path, sample: str, folder: str = "") -> dict[str, Any]:
-    """results.json of run_autograder on the sample, as Gradescope unpacks it (in ``folder`` of the submission)."""
+def autograded(bundle: Path, venv: Path, tmp_path: Path, sample: str | Path, folder: str = "") -> dict[str, Any]:
+    """results.json of run_autograder on the sample (a name, or a path), as Gradescope unpacks it (in ``folder`` of
+    the submission)."""
     root = tmp_path / "autograder"
     (root / "submission" / folder).mkdir(parents=True)
-    (root / "submission" / folder / "dedup.py").write_bytes((SAMPLES / f"{sample}.py").read_bytes())
+    source = sample if isinstance(sample, Path) else SAMPLES / f"{sample}.py"
+    (root / "submission" / folder / "dedup.py").write_bytes(source.read_bytes())
     done = run_autograder(bundle, venv, root)
     assert done.returncode == 0, done.stderr
     results: dict[str, Any] = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
@@ -200,6 +209,20 @@ def test_run_autograder_grades_the_submission_into_results_json(bundle: Path, in
     assert (spool["name"], spool["score"]) == ("test_the_spool_is_removed", 0)
     assert results["score"] == pytest.approx(100 - spool["max_score"], abs=1e-3)
     assert spool["max_score"] == pytest.approx(300 / (len(CHECKS) + 2), abs=1e-3)
+
+
+def test_run_autograder_grades_the_cases_held_back_and_shows_them_after_the_due_date(
+    bundle: Path, installed: Path, tmp_path: Path
+) -> None:
+    """A stage tuned to the public cases: check 3 lost on the course's cases alone, said without them; the case
+    itself in a test of no points that Gradescope shows after the due date."""
+    results = autograded(bundle, installed, tmp_path, TUNED)
+    by_number = {t["number"]: t for t in results["tests"]}
+    assert [n for n, t in by_number.items() if t.get("status") == "failed"] == ["3"]
+    assert "fails on cases your course holds back" in by_number["3"]["output"]
+    assert "'m" not in by_number["3"]["output"], "no document of a case held back"
+    later = by_number["3.1"]
+    assert later["visibility"] == "after_due_date" and "'m" in later["output"] and "max_score" not in later
 
 
 def test_run_autograder_finds_dedup_py_one_folder_down(bundle: Path, installed: Path, tmp_path: Path) -> None:

@@ -177,3 +177,21 @@ def test_the_students_page_quotes_each_sentence_as_the_feedback_says_it() -> Non
     page = STUDENTS_PAGE.read_text(encoding="utf-8")
     for sentence in SENTENCES.values():
         assert f" | {sentence} |" in page, sentence
+
+
+def test_an_attempt_every_lost_check_crashed_on_is_said_to_be_every_checks_not_the_first_ones() -> None:
+    """The hook notes a refusal once per worker, so it arrives in one check; every check it lost met the rule."""
+    lost = CHECKS[:2]
+    data = {
+        "static": [],
+        "events": [{"check": lost[1], "kind": "attempt", "detail": "tried to start a process", "category": PROCESSES}],
+        "refused": {check: [PROCESSES] for check in lost},
+        "protections": {},
+        "student_output": "",
+    }
+    cases = {name: [case(name, Outcome.ERROR, DENIED)] for name in lost}
+    graded = from_sidecar("eve/dedup.py", suite_result(dict.fromkeys(lost, Outcome.ERROR), cases), OPTIONS, data, [])
+    assert graded.attempts == ["worker's hook: tried to start a process (every check it lost)"]
+    data["refused"] = {lost[1]: [PROCESSES]}  # the first check lost to something else
+    graded = from_sidecar("eve/dedup.py", suite_result(dict.fromkeys(lost, Outcome.ERROR), cases), OPTIONS, data, [])
+    assert graded.attempts == [f"worker's hook: tried to start a process ({lost[1]})"]

@@ -210,3 +210,56 @@ def test_mutation_testing_elements_renders_the_stryker_report_offline(browser: B
     assert (metrics["killed"], metrics["survived"], metrics["totalMutants"]) == (entries, 0, entries)
     assert metrics["mutationScore"] == 100
     keep(page, "stryker")
+
+
+def test_the_pitfalls_chart_says_each_count_with_a_legend_and_the_groups_link_their_students(
+    browser: Browser, tmp_path: Path
+) -> None:
+    """Seven keep the last copy, three fail like a pair: each bar ends in its count, the legend says which shade
+    is which, and the class by what went wrong lists the groups, largest first, every student a link."""
+    reports = [keeps_last_report(f"kim{n}/dedup.py") for n in range(7)]
+    reports += [buggy_report(f"bob{n}/dedup.py") for n in range(3)] + [report(name="zoe/dedup.py")]
+    page_file = tmp_path / "class.html"
+    page_file.write_text(grade_html.render(reports, summarize([csv_report.row(r, "1/1") for r in reports])))
+    page = opened(browser, page_file)
+    chart = "document.querySelector('svg[aria-label=\"pitfalls ranked\"]')"
+    words = page.evaluate(f"Array.from({chart}.querySelectorAll('text'), t => t.textContent.trim())")
+    assert {"10", "7", "3"} <= set(words), words
+    assert any("fails partly like it" in word for word in words), "the legend names the light shade"
+    counts = page.evaluate("Array.from(document.querySelectorAll('details.group > summary b'), b => b.textContent)")
+    assert counts == ["7", "3", "1"]
+    students = "document.querySelectorAll('details.group a[href^=\"#submission-\"]').length"
+    assert page.evaluate(students) == len(reports)
+    keep(page, "grade-groups")
+
+
+def test_copies_found_show_their_passages_side_by_side_and_link_both_students(browser: Browser, tmp_path: Path) -> None:
+    """grade --similarity on a copy renamed and reordered: the pair's passages are in two columns, one row each,
+    a script in a comment of the copy stays text, and both names lead to their reports."""
+    pytest.importorskip("copydetect", reason="grade --similarity needs the similarity extra")
+    from test_similarity import SAMPLES, disguised, submitted
+
+    from dedup_harness.check.stub import stub_source
+    from dedup_harness.grade import similarity
+
+    original = (SAMPLES / "correct_different.py").read_text(encoding="utf-8") + "\n# <script>alert(1)</script>\n"
+    names = [submitted(tmp_path, "ann", original), submitted(tmp_path, "dora", disguised(original))]
+    reports = [report(name=name) for name in names]
+    page_file = tmp_path / "copies.html"
+    summary = summarize([csv_report.row(r, "1/1") for r in reports])
+    page_file.write_text(grade_html.render(reports, summary, similarity.compare(names, kit=stub_source())))
+    page = opened(browser, page_file)
+    page.evaluate("document.querySelector('details.pair').open = true")
+    cells = page.evaluate(
+        "Array.from(document.querySelectorAll('details.pair table.passage tr:nth-child(2)'), row =>"
+        " Array.from(row.cells, c => { const r = c.getBoundingClientRect(); return [r.left, r.top, r.width]; }))"
+    )
+    assert cells, "the pair has passages"
+    for (left, top, width), (right, other_top, other_width) in cells:
+        assert top == other_top and right >= left + width and width > 300 and other_width > 300, "side by side"
+    links = page.evaluate("Array.from(document.querySelectorAll('details.pair summary a'), a => a.hash)")
+    assert len(links) == 2 and all(page.evaluate(f"!!document.getElementById('{h[1:]}')") for h in links)
+    scripts = grade_html.render(reports, summary).count("<script>")  # the page's own
+    assert page.evaluate("document.querySelectorAll('script').length") == scripts, "the comment is no script"
+    page.evaluate("document.getElementById('copies').scrollIntoView()")
+    keep(page, "grade-copies")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,14 @@ def test_a_weights_file_with_a_zero_total_is_refused_by_grade(
     (tmp_path / "dedup.py").write_text("", encoding="utf-8")
     assert main(["grade", str(tmp_path / "dedup.py"), "--weights", str(tmp_path / "w.toml")]) == 2
     assert "total must be a positive number" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("total", [100, 7, 1])
+def test_gradescopes_points_as_written_add_up_exactly_to_the_total(total: int) -> None:
+    """Fourteen equal shares of 100 are 7.1429 eight times and 7.1428 six: 100, not the 99.9998 of rounding each."""
+    weights = weights_from({"total": total})
+    tests = gradescope.results(report({}, options=GradingOptions(weights, DIAGNOSER)))["tests"]
+    written = [Fraction(str(test["max_score"])) for test in tests]
+    assert sum(written) == total
+    assert all(abs(share - Fraction(total, len(CHECKS))) <= Fraction(1, 10_000) for share in written)
+    assert all(test["score"] == test["max_score"] for test in tests)

@@ -69,7 +69,8 @@ NEVER = ("impl/corpus/dedup.py", "impl_external/", "mutants/canary_dedup.py", "t
 DYNAMIC_NAMES = {"globals", "vars", "setattr", "exec", "eval", "compile", "__import__"}
 DYNAMIC_ATTRIBUTES = {"__dict__", "modules", "import_module", "setattr"}
 WINDOW = 3  # consecutive lines of the reference's private code that may appear nowhere in the kit
-SCREEN_RULE = ("if bloom.contains(digest):", "candidates.add(digest)", "else:", "bloom.insert(digest)")
+# The screen's rule as the trusted side replays it (core/judges/expected.py: the paragraphs read "present").
+SCREEN_RULE = ("if bloom.contains(digest):", "present.add(paragraph)", "else:", "bloom.insert(digest)")
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from rich.console import Console
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.reports import terminal
-from grade_fakes import buggy_report, keeps_last_case, keeps_last_report, report
+from grade_fakes import buggy_report, hostile_report, keeps_last_case, keeps_last_report, report
 
 LONG = "/home/ta/courses/data03/2026-spring/submissions"
 
@@ -28,7 +28,7 @@ def test_the_batch_table_fits_80_columns_with_long_paths_and_says_their_folder_o
     assert max(len(line) for line in text.splitlines()) <= 80
     assert text.splitlines()[0] == f"submissions under {LONG}/"
     rows = [line for line in text.splitlines() if "dedup.py" in line]
-    assert rows[0].lstrip().startswith("alice_wonde") and "…" in rows[0] and "/dedup.py" in rows[0]
+    assert rows[0].lstrip().startswith("alice_w") and "…" in rows[0] and "/dedup.py" in rows[0]
     assert "bob/dedup.py" in rows[1] and "3-4" in rows[1] and "s02+s04" in rows[1]
     assert "1-7 12-13" in rows[2]
 
@@ -52,3 +52,15 @@ def test_look_alike_texts_show_the_code_points_that_differ() -> None:
     case.got["output"] = [{"id": "d2", "text": "cafe\u0301", "meta": {}}]
     text = printed(120, terminal.print_report, report({CHECKS[12]: Outcome.FAILED}, minimal_cases={CHECKS[12]: case}))
     assert "look alike but differ: U+00E9 against U+0065 U+0301" in text
+
+
+def test_a_report_fits_80_columns_its_feedback_and_cases_wrapped_or_cut() -> None:
+    """What a TA reads at 80 columns: no line of a report or of a batch's summary runs past them."""
+    for shown in (
+        printed(80, terminal.print_report, keeps_last_report()),
+        printed(80, terminal.print_report, hostile_report()),
+    ):
+        assert max(len(line) for line in shown.splitlines()) <= 80
+    batch = printed(80, terminal.print_batch, [keeps_last_report("a/dedup.py"), buggy_report("b/dedup.py"), report()])
+    assert max(len(line) for line in batch.splitlines()) <= 80
+    assert "the class by what went wrong" in batch

@@ -1,4 +1,5 @@
-"""Fixtures the checks share: the judge of the running check, and the fixture corpus.
+"""Fixtures the checks share: the judge of the running check, the cases a seeded check draws, and the fixture
+corpus.
 
 Nothing here imports ``corpus`` at module level: this file loads before ``--impl`` has put the
 implementation root on sys.path.
@@ -7,13 +8,13 @@ implementation root on sys.path.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from dedup_harness.core import case_log
+from dedup_harness.core import case_log, hidden_cases
 from dedup_harness.core.checks import BY_NAME
 from dedup_harness.core.impl_under_test import UNDER_TEST_KEY
 from dedup_harness.core.judges import JUDGES, Subject, VerdictFailed
@@ -51,6 +52,24 @@ def own_filter(config: pytest.Config) -> bool:
     """Is the filter under test its author's own ``corpus/bloom.py`` (check on a student's own modules, grade
     --own-deps), not the course's? The --impl plugin knows which modules are whose."""
     return "bloom" in config.stash[UNDER_TEST_KEY].own
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A seeded check (one that takes ``cases``) runs its public cases, and those a course holds back when the
+    grader was given its seed (``core/hidden_cases.py``); without one it runs once, its node id unchanged."""
+    if hidden_cases.FIXTURE in metafunc.fixturenames:
+        runs = hidden_cases.variants(metafunc.config, metafunc.function.__name__)
+        if len(runs) > 1:
+            metafunc.parametrize(hidden_cases.FIXTURE, runs, ids=str, indirect=True)  # the fixture gets each
+
+
+@pytest.fixture
+def cases(request: pytest.FixtureRequest) -> Iterator[hidden_cases.Cases]:
+    """The cases this run of a seeded check draws: its corpora's seeds (``Cases.seed``), and for a Hypothesis
+    check the draw itself."""
+    chosen = getattr(request, "param", hidden_cases.PUBLIC)
+    with hidden_cases.seeded(request.function, chosen):
+        yield chosen
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 import oracle
 from corpus.doc import Doc
+from dedup_harness.core.hidden_cases import Cases
 from dedup_harness.core.strategies import near_copies
 
 from .conftest import Judge
@@ -33,7 +34,7 @@ def padded(p: str) -> str:
 @example(pair=("Tokyo 東京", "Tokyo 東亰"), bloom_bytes_per_item=0.1, swapped=False)  # alike in any narrow codec
 @example(pair=("Ā", "Ä\x80"), bloom_bytes_per_item=10, swapped=False)  # one's UTF-8 bytes are the other's Latin-1
 def test_paragraph_identity_is_the_exact_text(
-    judge: Judge, pair: tuple[str, str], bloom_bytes_per_item: float, swapped: bool
+    judge: Judge, cases: Cases, pair: tuple[str, str], bloom_bytes_per_item: float, swapped: bool
 ) -> None:
     """Two paragraphs are one only when their stripped texts are equal code point for code point.
 

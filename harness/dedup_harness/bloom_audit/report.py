@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import asdict
 from typing import Any
 
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
@@ -16,6 +18,22 @@ from dedup_harness.bloom_audit.summary import FamilySummary, family_summaries
 from dedup_harness.bloom_audit.throughput import Throughput
 
 VERDICT_STYLE = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]", "n/a": "[yellow]n/a[/yellow]"}
+
+
+def show(console: Console, table: Table) -> None:
+    """``table`` as it is where the console holds it whole; folded where it does not (an 80-column terminal):
+    its title, then each row on lines of its own, its first cell leading and every other one named by its
+    column, so no number is cut to fit."""
+    if Measurement.get(console, console.options.update_width(10_000), table).maximum <= console.width:
+        console.print(table)
+        return
+    if table.title:
+        console.print(table.title)
+    headers = [str(column.header) for column in table.columns]
+    width = max(40, console.width - 1)
+    for row in zip(*(list(column.cells) for column in table.columns), strict=True):
+        named = ", ".join(f"{header} {cell}" for header, cell in zip(headers[1:], row[1:], strict=True) if cell != "")
+        console.print(textwrap.fill(f"  {row[0]}: {named}", width, subsequent_indent="      "), highlight=False)
 
 
 def _shown(value: float | None, spec: str) -> str:
@@ -85,10 +103,10 @@ def case_table(title: str, size_unit: str, rows: list[CaseReport]) -> Table:
 def print_audit(console: Console, report: AuditReport) -> None:
     shipped = [row for row in report.rows if not row.control]
     controls = [row for row in report.rows if row.control]
-    console.print(case_table(f"audit-bloom {report.target}: {report.description}", report.size_unit, shipped))
+    show(console, case_table(f"audit-bloom {report.target}: {report.description}", report.size_unit, shipped))
     if controls:
         title = "control: the same filter with only line 147 reduced by % m (not in the verdict)"
-        console.print(case_table(title, report.size_unit, controls))
+        show(console, case_table(title, report.size_unit, controls))
     if report.findings:
         console.print("[bold]Faults found[/bold] (each once, with the first case that shows it):")
         for finding in report.findings:
@@ -188,7 +206,7 @@ def print_bloommask(console: Console, report: BloommaskReport) -> None:
             f"{row.allocated:,}",
             f"{row.fraction:.2g}",
         )
-    console.print(table)
+    show(console, table)
     gap = report.gap
     logged = f"{gap.logged_by_datatrove:.3g} (its log line)" if gap.logged_by_datatrove is not None else "not run"
     measured = (

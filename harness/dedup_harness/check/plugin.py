@@ -162,11 +162,13 @@ def problems(root: Path, allowed: Sequence[str] = ()) -> list[Problem]:
     if found:
         return found
     modules = [module for name in allowed for module in modules_of(name)]
-    refused = [Problem(REFUSED_IMPORT, p.message) for p in import_problems(source, modules, then=REFUSED_BY_GRADE)]
+    said = import_problems(source, modules, then=REFUSED_BY_GRADE)
+    refused = [Problem(REFUSED_IMPORT, p.message, p.cause) for p in said]
     try:
         module = importlib.import_module("corpus.dedup")
     except BaseException as error:  # their code may raise anything while it is imported, sys.exit too
-        return [*refused, Problem("import", f"the submission could not be imported: {type(error).__name__}: {error}")]
+        message = f"the submission could not be imported: {type(error).__name__}: {error}"
+        return [*refused, Problem("import", message, f"importing it raised {type(error).__name__}")]
     names = {name: surface(module, name, lambda v: encode(v, None, exact=False)) for name in NAMES}
     return [*refused, *static_problems(names)]
 

@@ -30,6 +30,11 @@ from dedup_harness.grade.grader import GradingOptions, grade
 from dedup_harness.grade.reports.model import GradeReport, Status
 from dedup_harness.grade.scoring import ZERO, equal_weights
 
+# A kit built with --holds-back: the course grades on cases check cannot run.
+HOLDS_BACK_WORDS = (
+    "your course also grades on cases it holds back: check runs the public cases alone, so a check that passes "
+    "here can still lose its points in grade"
+)
 NO_PITFALL_NAMES = (
     "pitfalls: grade names the known mistake your failures show, where its evidence proves one; this kit holds "
     "no mutant to compare with, so check does not guess (the minimal cases above say what differs)"

@@ -27,6 +27,18 @@ def seconds(text: str) -> float:
     return value
 
 
+def share(text: str) -> float:
+    """A fraction above 0 and at most 1 (a similarity threshold): ``0.7`` or ``70%``."""
+    number = text.removesuffix("%")
+    try:
+        value = float(number) / (100 if number != text else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a fraction (0.7) or a percentage (70%)") from None
+    if not 0 < value <= 1:
+        raise argparse.ArgumentTypeError(f"{text}: expected more than 0 and at most 1 (100%)")
+    return value
+
+
 def non_negative_int(text: str) -> int:
     """A whole number of at least 0 (0 turns an optional measurement off)."""
     return _whole_number(text, 0, "0 or more")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -26,6 +25,7 @@ from dedup_harness.bloom_audit.report import (
     print_audit,
     print_bloommask,
     print_changes,
+    show,
     summary_table,
     throughput_table,
     to_json,
@@ -33,6 +33,7 @@ from dedup_harness.bloom_audit.report import (
 from dedup_harness.bloom_audit.target import Target, TargetError
 from dedup_harness.bloom_audit.throughput import Throughput
 from dedup_harness.commands.arguments import non_negative_int
+from dedup_harness.commands.consoles import table_console
 from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
@@ -112,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     # The tables are for people: on stdout, unless stdout carries the JSON. Wide enough for the table
     # when piped into a log; a terminal keeps its own width.
     elsewhere = outputs.stdout
-    console = Console(stderr=elsewhere, width=None if sys.stdout.isatty() else 180)
+    console = table_console(stderr=elsewhere, log_width=180)
     _print(console, reports, mask_report, speeds)
     if changes is not None:
         print_changes(console, args.compare, changes)
@@ -138,9 +139,9 @@ def _print(
     if mask_report is not None:
         print_bloommask(console, mask_report)
     if len(reports) > 1:
-        console.print(summary_table(reports))
+        show(console, summary_table(reports))
     if speeds:
-        console.print(throughput_table(speeds))
+        show(console, throughput_table(speeds))
 
 
 def _throughput(targets: list[Target], items: int, seed: int) -> list[Throughput]:

@@ -8,7 +8,8 @@ are used in place of the course's unless ``--ref-deps``; the report's first line
 where. What grade refuses (an import the course does not allow; child processes, sockets, files
 outside the stage's folders and signals to other processes at run time) is said in grade's words and
 scored as grade would. Exit status 0 only when grade would give full marks, 1 otherwise, 2 when
-there is nothing to check or the harness could not.
+there is nothing to check or the harness could not. Where the course holds cases back (a kit built
+with ``--holds-back``), check runs the public ones alone and says so: its 0 promises those.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.check.run import NO_PITFALL_NAMES, check_submission
+from dedup_harness.check.run import HOLDS_BACK_WORDS, NO_PITFALL_NAMES, check_submission
 from dedup_harness.commands.arguments import add_allow
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.core.impl_roots import student_file
+from dedup_harness.core.paths import HOLDS_BACK
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.reports import json_report, terminal
 from dedup_harness.grade.reports.csv_report import row
@@ -65,8 +67,10 @@ def run(args: argparse.Namespace) -> int:
         except OutputError as exc:
             return fail("check", exc)
     console = Console(stderr=outputs.stdout, soft_wrap=False)
-    terminal.print_report(console, report, show_student_output=True)
+    terminal.print_report(console, report, show_student_output=True, show_protections=False)
     if report.failed() and not checked.names_pitfalls:
         terminal.say(console, NO_PITFALL_NAMES, "yellow")
+    if HOLDS_BACK:  # the kit says its course grades on cases of its own: exit 0 promises the public ones alone
+        terminal.say(console, HOLDS_BACK_WORDS, "yellow")
     console.print(f"checked by {here().line()}", style="dim")
     return checked.exit_status()

@@ -3,7 +3,8 @@
 A student's ``pip install dedup-harness`` brings only what ``check`` and the suite import (pytest,
 Hypothesis, rich, packaging). What staff use besides lives in extras (pyproject.toml): ``html`` for
 the ``--html`` pages (Jinja2, matplotlib), ``mutation`` for ``dedup-harness mutation`` (mutmut),
-``numpy`` for the Bloom filter's batch path (faster ``dedup``, the benchmarks); ``staff`` is all three.
+``numpy`` for the Bloom filter's batch path (faster ``dedup``, the benchmarks), ``similarity`` for
+``grade --similarity`` (copydetect), ``xlsx`` for ``grade --xlsx`` (openpyxl); ``staff`` is all five.
 A command asks here before any work starts, so a missing extra is one line and exit status 2, never
 a traceback after a batch was graded.
 """
@@ -13,7 +14,13 @@ from __future__ import annotations
 import importlib.util
 
 # extra -> the modules it brings that the harness imports (in the order the message names them)
-EXTRAS: dict[str, tuple[str, ...]] = {"html": ("matplotlib", "jinja2"), "mutation": ("mutmut",), "numpy": ("numpy",)}
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "html": ("matplotlib", "jinja2"),
+    "mutation": ("mutmut",),
+    "numpy": ("numpy",),
+    "similarity": ("copydetect",),
+    "xlsx": ("openpyxl",),
+}
 
 
 class MissingExtra(Exception):

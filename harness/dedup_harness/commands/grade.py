@@ -25,7 +25,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.commands.arguments import add_allow, count, seconds
+from dedup_harness.check.stub import stub_source
+from dedup_harness.commands.arguments import add_allow, count, seconds, share
 from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
@@ -33,11 +34,12 @@ from dedup_harness.core.provenance import here
 from dedup_harness.core.runner import start_fork_server
 from dedup_harness.distribution.batch_identity import BatchIdentity, identify
 from dedup_harness.distribution.shards import ALL, ShardError, parse_shard
+from dedup_harness.grade import similarity
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.preflight import Preflight, preflight
-from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, names, terminal
+from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, markdown, names, terminal
 from dedup_harness.grade.reports.model import GradeReport, Status
 from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.sandbox import Limits, room
@@ -73,7 +75,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--html", metavar="FILE", help="write the batch as one self-contained HTML page to FILE (plots, feedback)"
     )
     parser.add_argument("--junit", metavar="FILE", help="write JUnit XML to FILE ('-' for stdout)")
+    parser.add_argument(
+        "--markdown",
+        metavar="FILE",
+        help="append the batch summary (the class by what went wrong) as Markdown to FILE, e.g. $GITHUB_STEP_SUMMARY",
+    )
     parser.add_argument("--csv", metavar="FILE", help="write one row of scores per submission to FILE ('-' for stdout)")
+    parser.add_argument(
+        "--xlsx",
+        metavar="FILE",
+        help="write the batch as a workbook for people to FILE: grades and each check's outcome, each sheet set up to "
+        "print one page across",
+    )
+    parser.add_argument(
+        "--similarity",
+        action="store_true",
+        help="compare every pair of submissions, and each with the reference, and list the pairs found alike in the "
+        "terminal, --json and --html; staff outputs only, never Gradescope's; scores unchanged; every path given is "
+        "compared, whatever --shard grades",
+    )
+    parser.add_argument(
+        "--similarity-threshold",
+        type=share,
+        default=similarity.THRESHOLD,
+        metavar="SHARE",
+        help="how alike a pair must be to be listed: a fraction or a percentage (default: %(default)s)",
+    )
     parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
     parser.add_argument(
         "--jobs",
@@ -111,6 +138,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--worker-python", metavar="PATH", help="the worker's interpreter (default: one is found)")
     add_allow(parser, "copied, with what it requires, from this environment for every worker; the preflight imports it")
     parser.add_argument(
+        "--hidden-seed",
+        type=int,
+        metavar="N",
+        help="the course's seed for cases it holds back: every seeded check also runs cases drawn from N (the "
+        "same N, the same cases); a failure on those alone is said as such, and Gradescope shows its case only "
+        "after the due date",
+    )
+    parser.add_argument(
         "--own-deps",
         action="store_true",
         help="grade each dedup.py with the student's own doc.py, hashing.py and bloom.py, where a corpus/ beside it "
@@ -131,6 +166,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             if args.html:
                 require("html", "--html")
+            if args.similarity:
+                require("similarity", "--similarity")
+            if args.xlsx:
+                require("xlsx", "--xlsx")
             weights = load_weights(args.weights) if args.weights else equal_weights()
             shard = parse_shard(args.shard) if args.shard else ALL
             declare_outputs(outputs, args)
@@ -169,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
                 setup=setup,
                 warning=warning,
                 own_deps=args.own_deps,
+                hidden_seed=args.hidden_seed,
             )
             jobs = jobs_with_room(setup, min(args.jobs, max(len(chosen), 1)))
             with Progress("grade") as progress:
@@ -182,7 +222,9 @@ def run(args: argparse.Namespace) -> int:
                         f"{harmless.line(r.submission)}: {out_of(r.score, r.max_score)}"
                     ),
                 )
-            write_outputs(args, reports, str(shard), outputs, identify(args.paths, weights), names.folders(batch))
+                copies = compared(args, progress)
+            folders = names.folders(batch)
+            write_outputs(args, reports, str(shard), outputs, identify(args.paths, weights), folders, copies)
         except (OutputError, OSError) as exc:  # OSError: no fork server (a temp folder whose path is too long)
             return fail("grade", exc, HARNESS_ERROR)
     return HARNESS_ERROR if any(r.status is Status.HARNESS_ERROR for r in reports) else 0
@@ -192,9 +234,20 @@ def declare_outputs(outputs: Outputs, args: argparse.Namespace) -> None:
     """Every output of the run, checked before the first submission is graded."""
     outputs.file("--json", args.json)
     outputs.file("--csv", args.csv)
+    outputs.file("--xlsx", args.xlsx)
     outputs.file("--junit", args.junit)
     outputs.file("--html", args.html)
+    outputs.appended("--markdown", args.markdown)
     outputs.folder("--gradescope", args.gradescope)
+
+
+def compared(args: argparse.Namespace, progress: Progress) -> similarity.Similarity | None:
+    """With --similarity, every path given compared (a shard's pairs with the others' too), after the grading."""
+    if not args.similarity:
+        return None
+    paths = sorted(set(args.paths))
+    progress.phase("similarity", total=similarity.pairs_count(len(paths)))
+    return similarity.compare(paths, args.similarity_threshold, kit=stub_source(), on_pair=progress.advance)
 
 
 def jobs_with_room(setup: WorkerSetup, asked: int) -> int:
@@ -216,17 +269,17 @@ def checked_python(path: str | None) -> str | None:
 
 
 def preflight_line(check: Preflight) -> str:
-    right = sum(answer.right for answer in check.reference)
-    wrong = sum(not answer.right for answer in check.canary)
-    isolation = "does not hold" if check.leaks else "holds"
-    modules = check.setup.packages.modules if check.setup.packages and not check.failures else ()
-    isolation += f"; allowed, and imported in the worker: {', '.join(modules)}" if modules else ""
+    """What the preflight proved, in plain words and at most 100 columns (the packages allowed on a line of their
+    own): the tier isolates the worker, right code passes through it and code wrong on purpose fails."""
+    right = sum(answer.right for answer in check.reference) == len(check.reference)
+    wrong = not any(answer.right for answer in check.canary)
+    answers = "right code passes, wrong fails" if right and wrong else "known answers come out wrong"
+    holds = "does not isolate" if check.leaks else "isolates"
     version = check.protections.get("interpreter_version", "") or check.setup.interpreter.version
-    return (
-        f"preflight ({check.seconds:.2f} s): the {check.setup.tier} tier, worker {check.setup.interpreter.path} "
-        f"({version}): the reference {right}/{len(check.reference)} right, the canary {wrong}/{len(check.canary)} "
-        f"wrong; isolation {isolation}"
-    )
+    tier = f"{check.setup.tier} {holds} the worker (Python {version})"
+    line = f"preflight ({check.seconds:.1f} s): {tier}; {answers}"
+    modules = check.setup.packages.modules if check.setup.packages and not check.failures else ()
+    return line + (f"\npreflight: allowed, and imported in the worker: {', '.join(modules)}" if modules else "")
 
 
 def unisolated_warning(check: Preflight) -> str:
@@ -248,9 +301,10 @@ def write_outputs(
     outputs: Outputs,
     batch: BatchIdentity,
     folders: Mapping[str, str],
+    copies: similarity.Similarity | None = None,
 ) -> None:
     """The terminal report, then every output file, written together; ``folders``: each submission's Gradescope
-    folder (``names.folders``)."""
+    folder (``names.folders``); ``copies`` (--similarity) only in the terminal, --json and --html."""
     rows = [csv_report.row(report, shard) for report in reports]
     summary = summarize(rows)
     console = Console(stderr=outputs.stdout, soft_wrap=False)
@@ -262,17 +316,26 @@ def write_outputs(
         f"{summary['graded']} graded, {summary['harness_errors']} harness errors, "
         f"{summary['full_marks']} with full marks, mean {summary['mean_score']} / {summary['max_score']}"
     )
+    if copies is not None:
+        terminal.print_copies(console, copies)
     console.print(f"graded by {here().line()}", style="dim")
     if args.json:
-        outputs.put("--json", json_report.render(reports, summary))
+        outputs.put("--json", json_report.render(reports, summary, copies))
     if args.csv:
         outputs.put("--csv", csv_report.render(rows, batch.cells()))
     if args.junit:
         outputs.put("--junit", junit.render(reports))
+    if args.xlsx:
+        from dedup_harness.grade.reports import sheet  # openpyxl: imported only when a workbook is asked for
+
+        with outputs.stream("--xlsx") as workbook:
+            workbook.write(sheet.render(reports))
+    if args.markdown:
+        outputs.put("--markdown", markdown.render(summary))
     if args.html:
         from dedup_harness.grade.reports import html  # matplotlib and Jinja2: imported only when a page is asked for
 
-        outputs.put("--html", html.render(reports, summary))
+        outputs.put("--html", html.render(reports, summary, copies))
     if args.gradescope:
         for report in reports:
             folder = "." if len(reports) == 1 else folders[report.submission]

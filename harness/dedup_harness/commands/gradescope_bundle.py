@@ -29,6 +29,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the CPython the image will run, for the bundle's wheels (default: this one, the version tested)",
     )
     add_allow(parser, "as grade's --allow; its wheel and those of what it requires come too, as installed here")
+    parser.add_argument(
+        "--hidden-seed",
+        type=int,
+        metavar="N",
+        help="the course's seed for the cases it holds back, as grade's --hidden-seed (in the bundle, which students "
+        "never see; never in the student kit)",
+    )
 
 
 def _python_version(text: str) -> str:
@@ -45,7 +52,13 @@ def run(args: argparse.Namespace) -> int:
             if args.weights:
                 load_weights(args.weights)  # refuse a bad file now, not on Gradescope
             print("gradescope-bundle: fetching the tested releases' wheels from pip's index", file=sys.stderr)
-            count = build(outputs.path("OUT.zip"), weights=args.weights, python=args.python, allowed=args.allow)
+            count = build(
+                outputs.path("OUT.zip"),
+                weights=args.weights,
+                python=args.python,
+                allowed=args.allow,
+                hidden_seed=args.hidden_seed,
+            )
             outputs.commit()
         except (WeightsError, OutputError, OSError, LookupError, WheelsError, PackagesError) as exc:
             return fail("gradescope-bundle", exc)

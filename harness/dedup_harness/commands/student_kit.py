@@ -22,6 +22,12 @@ HELP = "write the student kit into DIR: a wheel with check, start, tests and dif
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", metavar="DIR", help="the folder the kit's wheel goes into (made if missing)")
+    parser.add_argument(
+        "--holds-back",
+        action="store_true",
+        help="the course grades with --hidden-seed: check then says its verdict covers the public cases alone (the "
+        "kit never holds the seed)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("student-kit", f"{out}: not a folder")
     print("dedup-harness student-kit: building the kit's wheel", file=sys.stderr)
     try:
-        wheel = build(out)
+        wheel = build(out, holds_back=args.holds_back)
     except (WheelsError, OSError) as exc:
         return fail("student-kit", exc)
     print(f"wrote {wheel}: students install it with `pip install {out / '*.whl'}`")

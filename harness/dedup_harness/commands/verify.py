@@ -13,9 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-from rich.console import Console
-
 from dedup_harness.commands.arguments import count, seconds
+from dedup_harness.commands.consoles import table_console
 from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
@@ -149,7 +148,5 @@ def _report(
     outputs.commit()
     # The table is for people: on stdout, unless stdout carries a machine format.
     elsewhere = outputs.stdout
-    console = Console(stderr=elsewhere)
-    if not console.is_terminal:
-        console = Console(stderr=elsewhere, width=120)  # a log file or a pipe: no reason to squeeze the table
+    console = table_console(stderr=elsewhere, log_width=120)
     render_terminal(matrix, console)

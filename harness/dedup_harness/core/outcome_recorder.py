@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from dedup_harness.core import hidden_cases
 from dedup_harness.core.judges.verdict import Verdict, VerdictFailed
 from dedup_harness.core.outcome import PRECEDENCE, Outcome
 
@@ -59,6 +60,7 @@ class CaseRecord:
     falsifying: str = ""  # the notes Hypothesis attaches: the shrunk example that fails
     seconds: float = 0.0  # how long the case's phase took (pytest's own measure): a timing field
     site: str = ""  # where in the student's code it crashed (SITE_ATTRIBUTE), when it did
+    held_back: bool = False  # one of the cases a course holds back (core/hidden_cases.py)
 
 
 def classify(excinfo: pytest.ExceptionInfo[BaseException] | None) -> Outcome:
@@ -77,11 +79,11 @@ def is_assertion(error: BaseException) -> bool:
     return isinstance(error, (AssertionError, pytest.fail.Exception))
 
 
-def case_record(nodeid: str, call: pytest.CallInfo[None]) -> CaseRecord:
+def case_record(nodeid: str, call: pytest.CallInfo[None], *, held_back: bool = False) -> CaseRecord:
     outcome = classify(call.excinfo) if call.when == "call" else Outcome.ERROR
     seconds = round(call.duration, 3)
     if call.excinfo is None:
-        return CaseRecord(nodeid, outcome, seconds=seconds)
+        return CaseRecord(nodeid, outcome, seconds=seconds, held_back=held_back)
     error = call.excinfo.value
     others = ""
     if isinstance(error, BaseExceptionGroup):
@@ -99,6 +101,7 @@ def case_record(nodeid: str, call: pytest.CallInfo[None]) -> CaseRecord:
         falsifying=notes[:TEXT_LIMIT],
         seconds=seconds,
         site=crash_site(error),
+        held_back=held_back,
     )
 
 
@@ -145,7 +148,8 @@ class Recorder:
         report = yield
         skipped = call.excinfo is not None and call.excinfo.errisinstance(pytest.skip.Exception)
         if isinstance(item, pytest.Function) and not skipped and (call.when == "call" or call.excinfo is not None):
-            self.cases.setdefault(item.originalname, []).append(case_record(item.nodeid, call))
+            record = case_record(item.nodeid, call, held_back=hidden_cases.held_back(item))
+            self.cases.setdefault(item.originalname, []).append(record)
         return report
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:

@@ -27,3 +27,7 @@ DOCS_DIR = DATA_ROOT / "docs"  # the project's own account (in a checkout, and i
 # offers the student's commands only; the kit holds no reference stage, mutant or sample submission.
 KIT_MARK = "student-kit.txt"
 STUDENT_KIT = (DATA_ROOT / KIT_MARK).is_file()
+# In a kit built with ``--holds-back``: the course grades on cases it holds back (``grade --hidden-seed``).
+# The file says so and holds no seed; ``check`` then says it cannot promise grade's verdict on those.
+HOLDS_BACK_MARK = "holds-back.txt"
+HOLDS_BACK = (DATA_ROOT / HOLDS_BACK_MARK).is_file()

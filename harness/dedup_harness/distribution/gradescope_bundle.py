@@ -7,7 +7,9 @@ or from an installed copy alike), the wheel of every release of the installed de
 the image's Python, ``requirements.lock`` with their hashes, and ``provenance.json`` (the harness's
 version, that Python, the releases and their digest). With ``--allow``, the packages a course allows
 come too, pinned like the rest (the releases installed here, and what they require), and
-``allowed.txt`` names them, one a line, for both scripts to pass to ``grade --allow``. The two
+``allowed.txt`` names them, one a line, for both scripts to pass to ``grade --allow``. With
+``--hidden-seed``, ``hidden-seed.txt`` holds the course's seed for ``run_autograder`` to pass to
+``grade --hidden-seed`` (the bundle is staff's: students see none of it). The two
 scripts live beside this module (``gradescope_scripts/``), each saying what it does: ``setup.sh``
 gets that Python, bubblewrap where it can, installs the wheels without an index where the worker's
 uid cannot read them, checks the installed set against the digest and grades the bundled reference
@@ -40,6 +42,7 @@ STAMP = (1980, 1, 1, 0, 0, 0)
 
 SCRIPTS = Path(__file__).with_name("gradescope_scripts")  # setup.sh and run_autograder, as shipped
 ALLOWED = "allowed.txt"  # the packages submissions may import, one a line (read by both scripts)
+HIDDEN_SEED = "hidden-seed.txt"  # the course's seed for the cases it holds back (read by run_autograder)
 
 
 def python_now() -> str:
@@ -47,9 +50,16 @@ def python_now() -> str:
     return f"{sys.version_info.major}.{sys.version_info.minor}"
 
 
-def build(out: Path, *, weights: Path | None = None, python: str | None = None, allowed: Sequence[str] = ()) -> int:
-    """Write the bundle to ``out`` for CPython ``python`` (this one's by default), with the packages ``allowed``;
-    returns its file count."""
+def build(
+    out: Path,
+    *,
+    weights: Path | None = None,
+    python: str | None = None,
+    allowed: Sequence[str] = (),
+    hidden_seed: int | None = None,
+) -> int:
+    """Write the bundle to ``out`` for CPython ``python`` (this one's by default), with the packages ``allowed`` and
+    the course's ``hidden_seed``; returns its file count."""
     python = python or python_now()
     tested = provenance(python)  # a dependency that is not installed here is a LookupError
     names = sorted({str(canonicalize_name(name)) for name in allowed})
@@ -69,6 +79,8 @@ def build(out: Path, *, weights: Path | None = None, python: str | None = None, 
         entries.append(("weights.toml", weights.read_bytes(), False))
     if names:
         entries.append((ALLOWED, "".join(f"{name}\n" for name in names).encode(), False))
+    if hidden_seed is not None:
+        entries.append((HIDDEN_SEED, f"{hidden_seed}\n".encode(), False))
     _write_zip(out, entries)
     return len(entries)
 

@@ -4,7 +4,8 @@ A mutant's kill set is the set of checks it fails by an assertion; the submissio
 set it failed by an assertion (a crash or a hang says nothing about a pitfall). Kill sets only
 propose: with fifteen mutants and fourteen checks, different mistakes often fail the same checks.
 The proof is behaviour (``minimize/behaviour.py``): on each minimal failing input of the submission,
-the mutant answers exactly as the submission did and otherwise than the reference.
+the mutant fails too, answers as the submission did in what the check found wrong in the
+submission's answer, and otherwise than the reference.
 
 - A mutant whose kill set is the evidence, and that matches on every minimal case: "fails like sNN".
 - The one pair of mutants whose kill sets together are the evidence, each matching on the cases of

@@ -10,6 +10,7 @@ addresses) is scrubbed so that grading the same submission twice gives the same 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,12 +21,15 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade import refused_words
 from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.minimize.case import MinimalCase
-from dedup_harness.grade.minimize.text import case_text, same_case_text
+from dedup_harness.grade.minimize.text import case_text, cut, same_case_text, wrapped
 
 MESSAGE_LIMIT = 600  # characters of one case's message
 CRASHED = "it crashed: "  # how a case that raised begins
 EXAMPLE_LIMIT = 1500  # characters of a shrunk example
 CASES_SHOWN = 3  # failing cases spelled out per check
+# A check that lost only on cases its course holds back (core/hidden_cases.py), as its student is told.
+HELD_BACK = "It passes the cases `check` runs; it fails on cases your course holds back."
+HELD_BACK_LABEL = "[held back] "  # before each of those cases, where staff read them
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 # The grader's own scratch folders (tempfile names with the harness's prefixes), wherever they sit. A match
@@ -34,8 +38,12 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _SCRATCH = re.compile(r"(?<![^\s'\"])[^\s'\"]*dedup-harness-[a-z]+-(?:\d+\.\d+-)?[a-z0-9_]{8}")
 # The sandbox gives each grader process its own worker uid: a per-run number.
 _UID = re.compile(r"\buid \d+")
-_FIXTURE_ARGUMENT = re.compile(r"^\s*(run|impl|tmp_path|fixture_docs|fixture_expected)=.*,?$")
+# What Hypothesis's note says of a failing example besides its inputs: the test's own fixtures, and the
+# heading, the closing parenthesis and the hints that follow ("use Verbosity.verbose", @reproduce_failure).
+_FIXTURE_ARGUMENT = re.compile(r"^\s*(judge|cases|run|impl|tmp_path|fixture_docs|fixture_expected)=.*,?$")
+_EXAMPLE_HEADING = re.compile(r"^(Falsifying example|Failing test case)[^(]*\(\s*$")
 _CASE_ID = re.compile(r"\[(.*)\]$")
+_RUN_ID = re.compile(r"^(public|held-back)(-|$)")  # core/hidden_cases.Cases's ids, first in a case's id
 
 
 @dataclass(frozen=True)
@@ -48,20 +56,42 @@ class CheckFeedback:
     minimal_case: MinimalCase | None = None  # the smallest input that still fails it, with both answers
     refused: tuple[str, ...] = ()  # what the grader refused that it crashed on, one sentence each: said first
     headline: str = ""  # the first thing that went wrong, as a report's headline quotes it (a crash: its error)
+    refusals: tuple[str, ...] = ()  # the categories of what the grader refused that it crashed on (``refused``'s)
+    crashed_with: str = ""  # the type of the error its first failing case crashed with, if it crashed
+    held_back: bool = False  # every case it failed is one its course holds back
+
+    def for_students(self) -> CheckFeedback:
+        """What a student may read before the due date: no case the course holds back, and, when those are all
+        it failed, the sentence saying so in place of the cases."""
+        public = tuple(line for line in self.problems if not line.startswith(HELD_BACK_LABEL))
+        hidden = self.minimal_case is not None and self.minimal_case.held_back
+        if not self.held_back and not hidden and public == self.problems:
+            return self
+        problems = (HELD_BACK,) if self.held_back else (*public, "It fails on cases your course holds back too.")
+        headline = HELD_BACK if self.held_back else self.headline
+        return dataclasses.replace(
+            self, problems=problems, smallest_input="" if self.held_back else self.smallest_input,
+            minimal_case=None if hidden else self.minimal_case, headline=headline,
+        )  # fmt: skip
 
     @property
     def lines(self) -> tuple[str, ...]:
         """What went wrong, a line each: the refusals first, then the problems."""
         return self.refused + self.problems
 
-    def text(self, *, same_case_as: int | None = None) -> str:
-        """The feedback in words; ``same_case_as`` names the earlier check whose minimal case is this one's."""
-        lines = [*self.refused, f"This check asserts: {self.asserts}."]
-        lines += self.problems
+    def text(self, *, same_case_as: int | None = None, width: int | None = None) -> str:
+        """The feedback in words; ``same_case_as`` names the earlier check whose minimal case is this one's;
+        ``width`` the characters a line may take (the terminal's; None: no limit, for pages that wrap)."""
+        lines = [
+            line for said in (*self.refused, f"This check asserts: {self.asserts}.") for line in wrapped(said, width)
+        ]
+        if self.held_back and self.problems != (HELD_BACK,):  # staff's view: the sentence, then the cases
+            lines += wrapped(HELD_BACK, width)
+        lines += [line for problem in self.problems for line in wrapped(problem, width, "  ")]
         if self.minimal_case is not None:
-            lines.append(same_case_text(same_case_as) if same_case_as else case_text(self.minimal_case))
+            lines.append(same_case_text(same_case_as) if same_case_as else case_text(self.minimal_case, width))
         elif self.smallest_input:
-            lines += ["Smallest failing input:", self.smallest_input]
+            lines += ["Smallest failing input:", *(cut(line, width) for line in self.smallest_input.splitlines())]
         return "\n".join(lines)
 
 
@@ -83,9 +113,11 @@ def check_feedback(
     its worker's refusals met (``faults.EventLog.refused``)."""
     if outcome is Outcome.PASSED:
         return None
-    bad = [case for case in cases if case.get("outcome") != Outcome.PASSED]
+    bad = sorted((case for case in cases if case.get("outcome") != Outcome.PASSED), key=_held_back)  # public first
     shown = 1 if minimal_case is not None else CASES_SHOWN  # the minimal case says the rest more plainly
-    problems = [f"{_case_label(case)}{_plain(case)}" for case in bad[:shown]]
+    problems = [
+        f"{HELD_BACK_LABEL if _held_back(case) else ''}{_case_label(case)}{_plain(case)}" for case in bad[:shown]
+    ]
     crashed = crash_words(bad[0]) if bad and bad[0].get("outcome") == Outcome.ERROR else ""
     crashed = _truncate(crashed, MESSAGE_LIMIT)
     if len(bad) > shown:
@@ -94,9 +126,26 @@ def check_feedback(
     if not problems:
         problems = [_no_cases(outcome)]
     example = next((case["falsifying"] for case in bad if case.get("falsifying")), "")
-    said = refused_words.sentences(refused, bad)
+    refusals = refused_words.crashed_on(refused, bad)
+    said = tuple(refused_words.SENTENCES[category] for category in refusals)
     headline = crashed or problems[0]
-    return CheckFeedback(asserts(name), tuple(problems), smallest_input(example), minimal_case, said, headline)
+    error = str(bad[0].get("error", "")) if crashed else ""
+    held_back = bool(bad) and all(map(_held_back, bad))
+    return CheckFeedback(
+        asserts(name),
+        tuple(problems),
+        smallest_input(example),
+        minimal_case,
+        said,
+        headline,
+        refusals,
+        error,
+        held_back,
+    )
+
+
+def _held_back(case: Mapping[str, Any]) -> bool:
+    return bool(case.get("held_back"))
 
 
 def asserts(name: str) -> str:
@@ -105,8 +154,10 @@ def asserts(name: str) -> str:
 
 
 def _case_label(case: Mapping[str, Any]) -> str:
+    """The case's own id, as ``check`` shows it: without the public or held-back run it came from (said apart)."""
     match = _CASE_ID.search(str(case.get("nodeid", "")))
-    return f"[{match.group(1)}] " if match else ""
+    own = _RUN_ID.sub("", match.group(1)) if match else ""
+    return f"[{own}] " if own else ""
 
 
 def _plain(case: Mapping[str, Any]) -> str:
@@ -151,13 +202,20 @@ def _one_line(text: str) -> str:
 
 
 def smallest_input(notes: str) -> str:
-    """Hypothesis's shrunk example, without the fixtures it passed along, without addresses, and without
-    its explanation (which lists the lines of the grader's own files that ran: paths of this machine)."""
-    if not notes:
+    """Hypothesis's example as its inputs only (``records=[...]``), a line each: no heading naming the test, no
+    fixture it passed along, no address, and none of the explanation or hints that follow (the explanation
+    lists lines of the grader's own files: paths of this machine)."""
+    lines = scrub(notes.split("\nExplanation:")[0]).splitlines()
+    start = next((i + 1 for i, line in enumerate(lines) if _EXAMPLE_HEADING.match(line)), None)
+    if start is None:
         return ""
-    notes = notes.split("\nExplanation:")[0]
-    kept = [line for line in scrub(notes).splitlines() if not _FIXTURE_ARGUMENT.match(line)]
-    return _truncate("\n".join(kept).strip(), EXAMPLE_LIMIT)
+    kept: list[str] = []
+    for line in lines[start:]:
+        if line.strip() == ")":
+            break
+        if not _FIXTURE_ARGUMENT.match(line):
+            kept.append(line.strip().removesuffix(","))
+    return _truncate("\n".join(kept), EXAMPLE_LIMIT)
 
 
 def _no_cases(outcome: Outcome) -> str:

@@ -17,12 +17,13 @@ from multiprocessing.context import ForkServerContext
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.core import scratch_dirs
+from dedup_harness.core import hidden_cases, scratch_dirs
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.impl_under_test import own_args
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import SuiteResult, run_suite
+from dedup_harness.grade import refused_words
 from dedup_harness.grade.diagnosis import Diagnoser
 from dedup_harness.grade.feedback import CheckFeedback, asserts, check_feedback, scrub
 from dedup_harness.grade.minimize import plugin as minimize_plugin
@@ -32,7 +33,8 @@ from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status
 from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.tiers import WorkerSetup
 from dedup_harness.grade.scoring import ZERO, Weights
-from dedup_harness.grade.submission import SubmissionError, prepare
+from dedup_harness.grade.submission import Problem, SubmissionError, prepare
+from dedup_harness.grade.worker.categories import CATEGORIES
 
 OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
 # A fixed hash seed for the trusted suite process: pytest lists the differing items of two dicts in
@@ -57,6 +59,9 @@ class GradingOptions:
     # The student's own doc, hashing and bloom, where a corpus/ beside their dedup.py holds them, in place of
     # the course's (grade --own-deps; check unless --ref-deps). The course's are graded otherwise.
     own_deps: bool = False
+    # The course's seed for the cases it holds back (grade --hidden-seed; never check's): every seeded check
+    # runs those too (core/hidden_cases.py).
+    hidden_seed: int | None = None
 
 
 def grade(
@@ -83,7 +88,7 @@ def grade(
         try:
             submission = prepare(path, Path(scratch), own_deps=options.own_deps)
         except SubmissionError as exc:  # nothing to run: a verdict of zero, with the reason
-            report = unrunnable(label, options, [str(exc)])
+            report = unrunnable(label, options, [str(exc)], why=exc.cause)
         else:
             sidecar, minimal = Path(scratch) / "grading.json", Path(scratch) / "minimal.json"
             if in_process is not None:
@@ -96,7 +101,12 @@ def grade(
                 profile="grading",
                 timeout=options.timeout,
                 check_timeout=options.check_timeout,
-                extra_args=[*own_args(submission.own), *plugins, *minimize_plugin.plugin_args(minimal)],
+                extra_args=[
+                    *own_args(submission.own),
+                    *plugins,
+                    *minimize_plugin.plugin_args(minimal),
+                    *hidden_cases.plugin_args(options.hidden_seed),
+                ],
                 env=STEADY_ENV,
                 fork=fork,
                 # The trusted process imports the suite and the reference, never the submission: caching
@@ -106,8 +116,8 @@ def grade(
             data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
             cases, matches = read_minimal_cases(minimal)
             data = {**data, "minimal_cases": cases, "matches": matches}
-            problems = [p.message for p in submission.problems]
-            report = from_sidecar(label, result, options, data, problems, notes=[n.message for n in submission.notes])
+            notes = [n.message for n in submission.notes]
+            report = from_sidecar(label, result, options, data, submission.problems, notes=notes)
             report.own_modules, report.unused_modules = list(submission.own), list(submission.unused)
     report.seconds = round(time.monotonic() - started, 3)
     return report
@@ -118,13 +128,15 @@ def from_sidecar(
     result: SuiteResult,
     options: GradingOptions,
     data: Mapping[str, Any],
-    problems: list[str],
+    problems: Sequence[Problem] = (),
     *,
     notes: Sequence[str] = (),
 ) -> GradeReport:
-    """The report from the suite's outcomes and what the grading plugin saw of the worker; ``notes`` (on the
-    submission's file itself: ``Submission.notes``) come first among its problems."""
-    found = [*notes, *([str(p.get("message", "")) for p in data.get("static", [])] or problems)]
+    """The report from the suite's outcomes and what the grading plugin saw of the worker (``problems``: what
+    compiling it found, said when the plugin said nothing); ``notes`` (on the submission's file itself:
+    ``Submission.notes``) come first among its problems."""
+    static = [Problem(**p) for p in data.get("static", [])] or list(problems)
+    found = [*notes, *(p.message for p in static)]
     events: dict[str, list[str]] = {}
     attempts = []
     for event in data.get("events", []):
@@ -132,7 +144,8 @@ def from_sidecar(
         if kind == "sandbox":  # no worker could start: nothing here is the submission's doing
             return unrunnable(label, options, found, harness_error=scrub(detail))
         if kind in ATTEMPT_SOURCES:
-            attempts.append(f"{ATTEMPT_SOURCES[kind]}{detail} ({check.strip('()')})")
+            where = where_refused(str(event.get("category", "")), check, result, data.get("refused", {}))
+            attempts.append(f"{ATTEMPT_SOURCES[kind]}{detail} ({where})")
         if check == minimize_plugin.SHRINKING:
             continue  # what a submission did while its failing cases were shrunk is not a check's verdict
         if check in CHECKS:
@@ -151,7 +164,17 @@ def from_sidecar(
         matches=data.get("matches", {}),
         attempts=attempts,
         refused=data.get("refused", {}),
+        causes=[p.cause for p in static if p.cause],
     )
+
+
+def where_refused(category: str, check: str, result: SuiteResult, refused: Mapping[str, Sequence[str]]) -> str:
+    """Where an attempt is said to have happened: the check it came in, or every check the submission lost when
+    each of them met its rule (a pool refused in every check is not check 3's alone, though it came there first)."""
+    lost = [name for name in CHECKS if result.outcomes.get(name) is not Outcome.PASSED]
+    if category and len(lost) > 1 and all(category in refused.get(name, ()) for name in lost):
+        return "every check it lost"
+    return check.strip("()")
 
 
 def from_result(
@@ -167,6 +190,7 @@ def from_result(
     matches: Mapping[str, Sequence[str]] | None = None,
     attempts: Sequence[str] = (),
     refused: Mapping[str, Sequence[str]] | None = None,
+    causes: Sequence[str] = (),
 ) -> GradeReport:
     """The report for a finished suite run; ``refused`` gives, by check, the categories of the rules its
     worker's refusals met (``faults.EventLog.refused``)."""
@@ -208,7 +232,28 @@ def from_result(
     )
     report.diagnosis = options.diagnoser.diagnose(report.failed(), matches or {}, frozenset(minimal_cases))
     report.unjudged = unjudged(report)
+    report.why_zero = why_zero(report, causes)
     return report
+
+
+def why_zero(report: GradeReport, causes: Sequence[str]) -> str:
+    """Why a report that got nothing got nothing, in one phrase ("" when it got something): the first problem
+    found before the checks ran; else what every check it lost came to (refused, timed out, crashed with)."""
+    if report.score != ZERO or report.max_score == ZERO:
+        return ""
+    if causes:
+        return scrub(causes[0])
+    lost = [c for c in report.checks if c.outcome is not Outcome.PASSED and c.feedback is not None]
+    feedback = [c.feedback for c in lost if c.feedback is not None]
+    refused = [category for category in CATEGORIES if feedback and all(category in f.refusals for f in feedback)]
+    if refused:
+        return refused_words.SHORT[refused[0]]
+    if lost and all(c.outcome is Outcome.TIMEOUT for c in lost):
+        return "timed out"
+    if lost and all(c.outcome is Outcome.ERROR for c in lost):
+        errors = [f.crashed_with for f in feedback if f.crashed_with]
+        return f"crashed in every check: {errors[0]}" if errors else "crashed in every check"
+    return "failed every check"
 
 
 def unjudged(report: GradeReport) -> str:
@@ -219,7 +264,8 @@ def unjudged(report: GradeReport) -> str:
     lost = [c for c in report.checks if c.outcome is not Outcome.PASSED]
     if not lost or report.failed():
         return ""
-    first = next((c.feedback.headline for c in lost if c.feedback and c.feedback.headline), "")
+    # for_students: a case held back (and what crashed on it) stays out of a headline students read
+    first = next((c.feedback.for_students().headline for c in lost if c.feedback and c.feedback.headline), "")
     crashed = sum(c.outcome is Outcome.ERROR for c in lost)
     hung = len(lost) - crashed
     passed = len(report.checks) - len(lost)
@@ -258,8 +304,11 @@ def harness_error(result: SuiteResult) -> str:
     return ""
 
 
-def unrunnable(label: str, options: GradingOptions, problems: list[str], *, harness_error: str = "") -> GradeReport:
-    """A report where no check ran: zero points, and the reason in place of every check's feedback."""
+def unrunnable(
+    label: str, options: GradingOptions, problems: list[str], *, harness_error: str = "", why: str = ""
+) -> GradeReport:
+    """A report where no check ran: zero points, and the reason in place of every check's feedback (and in one
+    phrase, ``why``: "the grader failed" for a harness error)."""
     reason = "The check did not run: " + ("the grader failed." if harness_error else "the submission cannot be graded.")
     checks = [
         CheckReport(
@@ -276,4 +325,5 @@ def unrunnable(label: str, options: GradingOptions, problems: list[str], *, harn
         problems=problems,
         harness_error=harness_error,
         warning=options.warning,
+        why_zero="the grader failed" if harness_error else scrub(why),
     )

@@ -190,7 +190,8 @@ def start_problems(proxy: SubmissionProxy, root: Path) -> list[Problem]:
     with contextlib.suppress(WorkerFault):  # a broken import is recorded on the proxy
         proxy.start()  # the import happens in the worker
     if proxy.import_error is not None or (proxy.broken and proxy.surface is None):
-        return [Problem("import", proxy.broken or "the submission could not be imported")]
+        raised = f"importing it raised {proxy.broken_by}" if proxy.broken_by else "it could not be imported"
+        return [Problem("import", proxy.broken or "the submission could not be imported", raised)]
     return static_problems(proxy.surface or {})
 
 

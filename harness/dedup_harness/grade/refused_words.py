@@ -35,6 +35,13 @@ SENTENCES = {
     categories.SIGNALS: "The grader lets your code send signals only to its own process: os.kill and os.killpg to "
     f"any other process are refused, {ALLOWED_ON_A_LAPTOP}; a stage has no process to signal, so remove the call.",
 }
+# The same, as the one phrase a report gives for a submission that got nothing because of it.
+SHORT = {
+    categories.PROCESSES: "the grader refused child processes",
+    categories.NETWORK: "the grader refused the network",
+    categories.FILES: "the grader refused files outside the stage's folders",
+    categories.SIGNALS: "the grader refused signals to other processes",
+}
 REFUSAL_RAISES = PermissionError.__name__
 
 
@@ -43,8 +50,13 @@ def crashed_on_refusal(cases: Sequence[Mapping[str, Any]]) -> bool:
     return any(case.get("outcome") == Outcome.ERROR and case.get("raised") == REFUSAL_RAISES for case in cases)
 
 
-def sentences(refused: Sequence[str], cases: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
-    """The sentences for the categories ``refused`` of one check's worker, when the check crashed on one."""
+def crashed_on(refused: Sequence[str], cases: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The categories ``refused`` of one check's worker, in the order they are said, when the check crashed on one."""
     if not crashed_on_refusal(cases):
         return ()
-    return tuple(SENTENCES[category] for category in categories.CATEGORIES if category in refused)
+    return tuple(category for category in categories.CATEGORIES if category in refused)
+
+
+def sentences(refused: Sequence[str], cases: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The sentences for the categories ``refused`` of one check's worker, when the check crashed on one."""
+    return tuple(SENTENCES[category] for category in crashed_on(refused, cases))

@@ -18,8 +18,9 @@ decimals with trailing zeros dropped (``100``, ``33.3333``), the same text every
 from __future__ import annotations
 
 import decimal
+import math
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
@@ -63,6 +64,20 @@ def points_number(value: Fraction) -> int | float:
     """Points for JSON: the number ``points_text`` writes (an integer when it is one)."""
     text = points_text(value)
     return float(text) if "." in text else int(text)
+
+
+def shares(values: Sequence[Fraction], total: Fraction) -> list[int | float]:
+    """``values`` written with ``PLACES`` decimals so that, as written, they add up to ``total`` as it is written:
+    each is cut down to its places, and the units that leaves over go one each to those that lost the most
+    (the first of equals). 100 shared by three checks is 33.3334, 33.3333 and 33.3333, never 99.9999; no share
+    is more than one unit (0.0001) from its exact value."""
+    unit = Fraction(1, 10**PLACES)
+    floors = [math.floor(value / unit) for value in values]
+    left = round(total / unit) - sum(floors)
+    by_loss = sorted(range(len(values)), key=lambda i: (-(values[i] / unit - floors[i]), i))
+    for i in by_loss[: max(0, left)]:
+        floors[i] += 1
+    return [points_number(units * unit) for units in floors]
 
 
 def parse_points(text: str) -> Fraction:

@@ -66,21 +66,27 @@ def _literal(node: ast.expr | None) -> Any:
     return None if node is None else ("value", ast.literal_eval(node))
 
 
+SIGNATURE = "{} is not the contract's"  # a signature problem in one phrase
+
+
 def static_problems(surface: dict[str, Any], stub: Path = STUB) -> list[Problem]:
     """Every way the imported submission's names and signatures differ from the stub."""
     problems: list[Problem] = []
     for name, want in stub_surface(stub).items():
         got = surface.get(name) or {"kind": "missing"}
+        wrong = SIGNATURE.format(name)
         if got.get("kind") == "missing":
-            problems.append(Problem("missing", f"{name} is missing: every check that uses it fails"))
+            problems.append(Problem("missing", f"{name} is missing: every check that uses it fails", f"no {name}"))
         elif want is None and got.get("kind") != "value":
-            problems.append(Problem("signature", f"{name} should be a value (a tuple of names), not a function"))
+            problems.append(Problem("signature", f"{name} should be a value (a tuple of names), not a function", wrong))
         elif want is None and got.get("type") != "tuple":
-            problems.append(Problem("signature", f"{name} should be a tuple, got a {got.get('type')}"))
+            problems.append(Problem("signature", f"{name} should be a tuple, got a {got.get('type')}", wrong))
         elif want is not None and got.get("kind") != "function":
-            problems.append(Problem("signature", f"{name} should be a function, got a {got.get('type')} value"))
+            problems.append(Problem("signature", f"{name} should be a function, got a {got.get('type')} value", wrong))
         elif want is not None and got.get("params") is not None:
-            problems += [Problem("signature", f"{name}: {line}") for line in param_differences(want, got["params"])]
+            problems += [
+                Problem("signature", f"{name}: {line}", wrong) for line in param_differences(want, got["params"])
+            ]
     return problems
 
 

@@ -32,6 +32,8 @@ from dedup_harness.grade.worker import imports
 __all__ = ["MAX_BYTES", "Problem", "Submission", "SubmissionError", "compile_problems", "import_problems", "prepare"]
 SHOWN_LINE = 120  # characters of the line a syntax error is on
 NESTED = "the parser or the compiler ran out of room: an expression or a block nested too deeply"
+COMPILE = "a source Python cannot compile"  # why a zero, in one phrase, when no line is to blame
+TOO_DEEP = "nested too deeply to compile"
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class Problem:
     kind: str  # "syntax", "import" (it cannot be imported, or imports what the course does not allow), "missing",
     # "signature", "files" (a note on the file itself, for staff: a hard link)
     message: str
+    cause: str = ""  # the problem in one phrase, as a report says why a submission got nothing
 
 
 @dataclass
@@ -81,13 +84,16 @@ def compile_problems(source: str | bytes, name: str = "dedup.py") -> list[Proble
         line = (error.text or "").strip()
         shown = f": {line[:SHOWN_LINE]}" if line else ""
         where = f" line {error.lineno}" if error.lineno else ""
-        return [Problem("syntax", f"{name}{where}: {error.msg}{shown}")]
+        cause = f"syntax error (line {error.lineno})" if error.lineno else "syntax error"
+        return [Problem("syntax", f"{name}{where}: {error.msg}{shown}", cause)]
     except RecursionError:
-        return [Problem("syntax", f"{name} cannot be compiled: {NESTED} (RecursionError)")]
+        return [
+            Problem("syntax", f"{name} cannot be compiled: {NESTED} (RecursionError)", "nested too deeply to compile")
+        ]
     except MemoryError:  # what the parser raises for its own stack overflowing, whatever memory is left
-        return [Problem("syntax", f"{name} cannot be compiled: {NESTED} (MemoryError)")]
+        return [Problem("syntax", f"{name} cannot be compiled: {NESTED} (MemoryError)", "nested too deeply to compile")]
     except Exception as error:  # a null byte (ValueError), or anything else the compiler raises
-        return [Problem("syntax", f"{name} cannot be compiled: {type(error).__name__}: {error}")]
+        return [Problem("syntax", f"{name} cannot be compiled: {type(error).__name__}: {error}", COMPILE)]
     return []
 
 
@@ -95,6 +101,6 @@ def import_problems(source: str | bytes, allowed: Collection[str], *, then: str 
     """One line for each module ``source`` imports that the course does not allow (``allowed``: the modules
     of the packages it does), at its first import; ``then`` is said after each."""
     return [
-        Problem("import", f"dedup.py line {each.line} {imports.words(each.top)}{then}")
+        Problem("import", f"dedup.py line {each.line} {imports.words(each.top)}{then}", imports.words(each.top))
         for each in imports.refused_imports(source, allowed)
     ]

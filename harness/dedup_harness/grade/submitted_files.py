@@ -35,7 +35,12 @@ ONLY = "a submission is regular files and folders only; nothing in it is followe
 
 
 class SubmissionError(Exception):
-    """The path given cannot be graded at all; the message says why in plain words."""
+    """The path given cannot be graded at all; the message says why in plain words, ``cause`` in one phrase (what
+    follows the path, up to the rule after ";": "a symbolic link", "no such file or folder")."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.cause = message.partition(": ")[2].partition("; ")[0] or message
 
 
 @dataclass(frozen=True)

@@ -58,23 +58,25 @@ def verdict(row: Row) -> str:
 
 def render_terminal(matrix: Matrix, console: Console) -> None:
     """The matrix, the check legend with kill counts, and the findings, for a person."""
+    # No padding: each check's cell is three characters, centred (" K ", "[K]"), which keeps the cells apart
+    # and the table within 80 columns; the columns either side of the checks bring their own space.
     table = Table(
         title="kill matrix: K killed, . passed, E error, T timeout; [ ] expected killer",
         title_justify="left",
         box=box.SIMPLE_HEAD,
-        padding=(0, 1),
-        collapse_padding=True,
+        padding=(0, 0),
         pad_edge=False,
+        show_edge=False,
     )
-    table.add_column("target", no_wrap=True)
+    table.add_column("target ", no_wrap=True)
     for n in range(1, len(matrix.checks) + 1):
         table.add_column(str(n), justify="center", min_width=3, no_wrap=True)
-    table.add_column("verdict", no_wrap=True)
-    table.add_column("s", justify="right", no_wrap=True)
+    table.add_column(" verdict", no_wrap=True)
+    table.add_column("   s", justify="right", no_wrap=True)
     for row in shown_rows(matrix):
         cells = [Text(cell(row, check), style=_style(row, check)) for check in matrix.checks]
         seconds = f"{row.result.seconds:.1f}" if row.result else ""
-        table.add_row(row.target.name, *cells, verdict(row), seconds)
+        table.add_row(f"{row.target.name} ", *cells, f" {verdict(row)}", seconds)
     console.print(table)
     legend = Table(title="checks", title_justify="left", box=box.SIMPLE_HEAD)
     legend.add_column("#", justify="right")

@@ -23,6 +23,7 @@ class Event:
     check: str
     kind: str
     detail: str
+    category: str = NONE  # a refusal's or a note's rule (``worker/categories.py``), when it met one
 
 
 # Said once per submission: the same attempt or missing name at every call would drown the report.
@@ -61,7 +62,7 @@ class EventLog:
         if category != NONE:
             self.worker_refused.add(category)
             self.during.setdefault(self.check, set()).add(category)
-        event = Event(self.check, kind, detail)
+        event = Event(self.check, kind, detail, category)
         if kind in ONCE_PER_SUBMISSION and any(e.kind == kind and e.detail == detail for e in self.events):
             return
         if kind in ONCE_PER_CHECK and event in self.events:

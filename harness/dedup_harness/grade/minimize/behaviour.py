@@ -4,8 +4,11 @@ A kill set says two programs fail the same checks, not that they share a bug: a 
 copy of a paragraph repeated inside a document, the first too, loses exactly the checks s02 (repeats
 compared only across documents) loses. So after the
 failing cases are shrunk, each mutant runs on the very inputs the submission failed, judged by the
-same judges, and the grader names a pitfall only where the mutant answers exactly as the submission
-did (its output and stats, as each check reads them) and otherwise than the reference.
+same judges, and the grader names a pitfall only where the mutant fails there too, agreeing with the
+submission in what the check found wrong in the submission's answer (the output, where the output
+differed from the expected one; a stat, where that stat did), and answers otherwise than the reference.
+What the check judged and the submission got right is not compared: a stat no failing check faulted
+(a false-positive count taken from a confirm pass the stage then ignores) never vetoes a match.
 
 Mutants are the course's own code: they run here, in the trusted suite process, each from a root
 built in scratch (``core/mutant_roots.py``) and imported under its own ``corpus`` package
@@ -33,11 +36,39 @@ Observation = tuple[str, Any]  # ("fails", what came back), ("passes", ...), or 
 
 @dataclass(frozen=True)
 class FailedCase:
-    """A check the submission failed by an assertion, the smallest input found, and what it answered there."""
+    """A check the submission failed by an assertion, the smallest input found, what was expected there and what
+    the submission answered."""
 
     check: str
     inputs: dict[str, Any] | None  # None: the check's input cannot be made smaller (it measures)
     got: Any
+    expected: Any = None
+
+    def faulted(self) -> dict[tuple[str, ...], Any]:
+        """What the check found wrong in the submission's answer: each differing part of it, by its path."""
+        return differing(self.expected, self.got)
+
+
+MISSING = object()  # the side of a verdict that has no such part
+
+
+def differing(expected: Any, got: Any, path: tuple[str, ...] = ()) -> dict[tuple[str, ...], Any]:
+    """The parts of ``got`` that differ from ``expected``, by path: dicts part by part, anything else whole."""
+    if isinstance(expected, dict) and isinstance(got, dict):
+        found: dict[tuple[str, ...], Any] = {}
+        for key in dict.fromkeys([*expected, *got]):
+            found |= differing(expected.get(key, MISSING), got.get(key, MISSING), (*path, str(key)))
+        return found
+    return {} if expected == got else {path: got}
+
+
+def part(value: Any, path: tuple[str, ...]) -> Any:
+    """The part of a verdict's ``got`` at ``path`` (MISSING where there is none)."""
+    for key in path:
+        if not isinstance(value, dict) or key not in value:
+            return MISSING
+        value = value[key]
+    return value
 
 
 def observe(subject: Subject, check: str, inputs: dict[str, Any]) -> Observation:
@@ -85,6 +116,12 @@ def _matches(
                 matched.append(case.check)
             continue
         theirs = observe(subject, case.check, case.inputs)
-        if theirs == ("fails", case.got) and theirs != references[case.check]:
+        if theirs[0] == "fails" and theirs != references[case.check] and _agrees(theirs[1], case):
             matched.append(case.check)
     return matched
+
+
+def _agrees(got: Any, case: FailedCase) -> bool:
+    """Does the mutant's answer agree with the submission's wherever the check found the submission's wrong?"""
+    faulted = case.faulted() if case.expected is not None else {(): case.got}
+    return all(part(got, path) == value for path, value in faulted.items())

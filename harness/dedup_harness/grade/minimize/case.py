@@ -21,6 +21,7 @@ class MinimalCase:
     note: str = ""  # why shrinking stopped early, when it did
     tries: int = 0
     origin: dict[str, int] = field(default_factory=dict)  # the size of the check's own failing input
+    held_back: bool = False  # shrunk from a case the course holds back: for staff, and students after the due date
     # The input itself (Doc objects), for trying it on the next failed check; never written out.
     raw_input: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 

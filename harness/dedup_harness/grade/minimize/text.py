@@ -2,13 +2,15 @@
 
 The rows are data first (``input_rows``, ``rows``), so the HTML page lays out the same rows as the
 terminal; ``case_text`` writes them for the terminal, Gradescope and JUnit, a ``!`` before each row
-whose two sides differ. Texts that print the same but are not equal get a line naming the code
+whose two sides differ; given a width (the terminal's), every line fits it: the columns narrow, long
+values are cut, and sentences wrap. Texts that print the same but are not equal get a line naming the code
 points that differ (``look_alike``). Checks lost to one bug often shrink to the same case: ``repeats``
 says which check's case an earlier check already shows, so a report prints it once.
 """
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +18,8 @@ from typing import Any
 from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.minimize.case import MinimalCase
 
-WIDTH = 38  # characters of one column
+WIDTH = 38  # characters of one column, at most
+NARROWEST = 12  # characters of one column, however narrow the terminal
 
 
 @dataclass(frozen=True)
@@ -29,15 +32,29 @@ class Row:
     differs: bool  # the values, not their shown text: two texts that print alike may still differ
 
 
-def case_text(case: MinimalCase) -> str:
-    lines = [heading(case), "input:"]
-    lines += [f"  {label}: {value}" for label, value in input_rows(case.input)] or ["  (nothing)"]
-    lines += _side_by_side(rows(case))
-    lines += ["what differs:", *(f"  - {d}" for d in case.differences)]
-    lines += [f"  - {note}" for note in look_alike.case_notes(case)]
+def case_text(case: MinimalCase, width: int | None = None) -> str:
+    """The case for a reader; ``width``: the characters a line may take (None: no limit)."""
+    lines = [*wrapped(heading(case), width), "input:"]
+    found = [f"  {label}: {value}" for label, value in input_rows(case.input)] or ["  (nothing)"]
+    lines += [cut(line, width) for line in found]
+    lines += _side_by_side(rows(case), width)
+    lines.append("what differs:")
+    for said in [*case.differences, *look_alike.case_notes(case)]:
+        lines += wrapped(f"  - {said}", width, "    ")
     if case.note:
-        lines.append(f"({case.note})")
+        lines += wrapped(f"({case.note})", width)
     return "\n".join(lines)
+
+
+def wrapped(line: str, width: int | None, indent: str = "") -> list[str]:
+    """``line`` as lines of at most ``width`` characters (as it is when there is no width)."""
+    if width is None or len(line) <= width:
+        return [line]
+    return textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=True, break_on_hyphens=False)
+
+
+def cut(line: str, width: int | None) -> str:
+    return line if width is None or len(line) <= width else line[: width - 1] + "…"
 
 
 def same_case_text(number: int) -> str:
@@ -116,14 +133,17 @@ def _row(label: str, want: Any, have: Any) -> Row:
     return Row(label, short(want), short(have), want != have)
 
 
-def _side_by_side(found: list[Row]) -> list[str]:
+def _side_by_side(found: list[Row], width: int | None) -> list[str]:
+    """Expected beside got, a row a line: within ``width``, the two columns share what the labels leave."""
     if not found:
         return []
-    width = max(len(r.label) for r in found)
-    lines = [f"    {'':<{width}}  {'expected':<{WIDTH}}  got"]
-    return lines + [
-        f"  {'!' if r.differs else ' '} {r.label:<{width}}  {r.expected:<{WIDTH}}  {r.got}".rstrip() for r in found
-    ]
+    label = max(len(r.label) for r in found)
+    column = WIDTH if width is None else max(NARROWEST, min(WIDTH, (width - label - 8) // 2))
+    lines = [f"    {'':<{label}}  {'expected':<{column}}  got"]
+    for r in found:
+        mark, want, have = "!" if r.differs else " ", cut(r.expected, column), cut(r.got, column)
+        lines.append(f"  {mark} {r.label:<{label}}  {want:<{column}}  {have}".rstrip())
+    return lines
 
 
 def _output_rows(want: list[dict[str, Any]], have: list[dict[str, Any]]) -> list[Row]:

@@ -1,4 +1,6 @@
-"""What a batch of grades says about the class: scores, each check's failure rate, pitfalls, refused attempts.
+"""What a batch of grades says about the class: scores, each check's failure rate, pitfalls, refused attempts,
+and the class grouped by what went wrong (``summary.signature``), each group with a minimal case its first
+student showed.
 
 The HTML report's data, apart from how it is drawn. Rates count graded submissions only (a harness
 error says nothing about the student). Refused attempts are the report's ``attempts``: every
@@ -13,7 +15,10 @@ from dataclasses import dataclass
 
 from dedup_harness.core.checks import REGISTRY
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source
+from dedup_harness.grade.minimize.case import MinimalCase
+from dedup_harness.grade.reports.csv_report import row
+from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status, attempts_source
+from dedup_harness.grade.reports.summary import in_order, signature
 
 
 @dataclass(frozen=True)
@@ -57,10 +62,30 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class Group:
+    """The students who went wrong one way: how (``summary.signature``), who, and one minimal case they share."""
+
+    kind: str
+    words: str
+    entries: tuple[Entry, ...]
+    case_from: tuple[Entry, CheckReport] | None  # the first student, and check, that shows a minimal case
+
+    @property
+    def case_check(self) -> CheckReport | None:
+        return self.case_from[1] if self.case_from else None
+
+    @property
+    def case(self) -> MinimalCase | None:
+        feedback = self.case_check.feedback if self.case_check else None
+        return feedback.minimal_case if feedback else None
+
+
+@dataclass(frozen=True)
 class ClassView:
     entries: tuple[Entry, ...]
     rates: tuple[CheckRate, ...]
     pitfalls: tuple[Pitfall, ...]  # most submissions first
+    groups: tuple[Group, ...] = ()  # largest first
 
     @property
     def graded(self) -> list[GradeReport]:
@@ -78,7 +103,24 @@ def class_view(reports: Sequence[GradeReport]) -> ClassView:
         CheckRate(check.number, check.name, check.asserts, sum(check.name in r.lost() for r in graded), len(graded))
         for check in REGISTRY
     )
-    return ClassView(entries, rates, pitfalls(graded))
+    return ClassView(entries, rates, pitfalls(graded), by_what_went_wrong(entries))
+
+
+def by_what_went_wrong(entries: Sequence[Entry]) -> tuple[Group, ...]:
+    """The entries grouped by signature, largest group first, as ``summary.groups`` orders them."""
+    found: dict[tuple[str, str], list[Entry]] = {}
+    for entry in entries:
+        found.setdefault(signature(row(entry.report, "")), []).append(entry)
+    return tuple(Group(kind, words, tuple(members), shared_case(members)) for (kind, words), members in in_order(found))
+
+
+def shared_case(members: Sequence[Entry]) -> tuple[Entry, CheckReport] | None:
+    """The first member, and its first lost check, that shows a minimal case (the members share the signature)."""
+    for entry in members:
+        for check in entry.report.checks:
+            if check.feedback is not None and check.feedback.minimal_case is not None:
+                return entry, check
+    return None
 
 
 def pitfalls(graded: Sequence[GradeReport]) -> tuple[Pitfall, ...]:

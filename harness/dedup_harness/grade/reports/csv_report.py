@@ -19,6 +19,7 @@ import io
 from collections.abc import Iterable, Mapping
 
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.grade.diagnosis import Diagnosis
 from dedup_harness.grade.reports import harmless
 from dedup_harness.grade.reports.model import GradeReport
 from dedup_harness.grade.scoring import points_text
@@ -30,6 +31,7 @@ FIXED: tuple[str, ...] = (
     "status",
     "score",
     "max_score",
+    "why_zero",  # a submission that got nothing: why, in one phrase
     "fails_like",
     "fails_partly_like",
     "problems",
@@ -49,8 +51,9 @@ def row(report: GradeReport, shard: str) -> dict[str, str]:
         "status": str(report.status),
         "score": points_text(report.score),
         "max_score": points_text(report.max_score),
-        "fails_like": " ".join(d.mutant for d in report.diagnosis if d.exact),
-        "fails_partly_like": " ".join(d.mutant for d in report.diagnosis if not d.exact),
+        "why_zero": report.why_zero,
+        "fails_like": pitfalls_cell([d for d in report.diagnosis if d.exact]),
+        "fails_partly_like": pitfalls_cell([d for d in report.diagnosis if not d.exact]),
         "problems": " | ".join(
             report.problems
             + ([report.unjudged] if report.unjudged else [])
@@ -58,6 +61,19 @@ def row(report: GradeReport, shard: str) -> dict[str, str]:
         ),
         **outcomes,
     }
+
+
+PITFALLS_APART = "; "  # between two pitfalls of one cell
+
+
+def pitfalls_cell(diagnoses: Iterable[Diagnosis]) -> str:
+    """Each pitfall with its words, as a reader of the file needs them: ``s01: keeps the last occurrence ...``."""
+    return PITFALLS_APART.join(f"{d.mutant}: {d.pitfall}" for d in diagnoses)
+
+
+def mutant_ids(cell: str) -> list[str]:
+    """The mutants a pitfalls cell names (``pitfalls_cell``'s ids, before each colon)."""
+    return [part.partition(":")[0].strip() for part in cell.split(PITFALLS_APART) if part.strip()]
 
 
 def render(rows: Iterable[Mapping[str, str]], batch: Mapping[str, str]) -> str:

@@ -55,6 +55,15 @@ def cell(value: str) -> str:
     return "'" + safe if safe.startswith(FORMULA_STARTS) else safe
 
 
+MARKDOWN_PUNCTUATION = re.compile(r"([\\`*_\[\]|~])")  # what starts emphasis, code, a link or a cell
+
+
+def markdown(value: str) -> str:
+    """A Markdown table cell: one line, markup characters escaped, ``<`` and ``&`` as entities (no HTML)."""
+    safe = line(value).replace("&", "&amp;").replace("<", "&lt;")
+    return MARKDOWN_PUNCTUATION.sub(r"\\\1", safe)
+
+
 def tree(value: Any) -> Any:
     """A JSON-like document with every string in it (keys too) made harmless by ``text``."""
     if isinstance(value, Enum):

@@ -2,10 +2,11 @@
 
 The score distribution (one bar per score), each check's failure rate, the pitfalls the class fell
 into (ranked by how many submissions show them), submissions whose worker refused attempts flagged,
-and a sortable table of submissions, each linking to its feedback further down the same page, folded
-until opened. The feedback says what the terminal says: what each lost check asserts, the minimal
-case with expected beside got (a "!" where they differ), the tier and protections in sentences; the
-record behind them (shrunk, tries, the raw protections) is the JSON report's. Plots are inline SVG
+with ``--similarity`` the pairs found alike (their shared passages side by side), and a sortable
+table of submissions, each linking to its feedback further down the same page, folded until opened.
+The feedback says what the terminal says: what each lost check asserts, the minimal case with
+expected beside got (a "!" where they differ), the tier and protections in sentences; the record
+behind them (shrunk, tries, the raw protections) is the JSON report's. Plots are inline SVG
 (``core.svg``), the page a Jinja2 template (``templates/grade.html.j2``) with autoescaping on, and
 every value it writes passes through ``harmless.text`` first (``finalize``): nothing a submission
 printed or named can become markup, a control character or a reordering of the text.
@@ -29,12 +30,14 @@ from dedup_harness.grade.reports import harmless, words
 from dedup_harness.grade.reports.class_view import ClassView, class_view
 from dedup_harness.grade.reports.model import GradeReport, batch_warning
 from dedup_harness.grade.scoring import points_text
+from dedup_harness.grade.similarity import Similarity
 
 EXACT, PARTLY = "#8250df", "#d8b9ff"  # the pitfalls chart's two shades
 EVERY_SCORE_UP_TO = 40  # whole-number scores up to this many points get a bar each, empty ones too
 
 
-def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
+def render(reports: Sequence[GradeReport], summary: dict[str, Any], copies: Similarity | None = None) -> str:
+    """The page; ``copies`` (grade --similarity) adds the pairs found alike, with their passages side by side."""
     view = class_view(reports)
     env = pages.environment(__package__ or "", finalize=_harmless)
     env.filters["points"] = points_text  # exact points, as every other report writes them
@@ -50,6 +53,8 @@ def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
         case_view=case_view,
         look_alike=look_alike.case_notes,
         repeats=_repeats,
+        copies=copies,
+        anchors={entry.report.submission: entry.anchor for entry in view.entries},
     )
 
 
@@ -121,14 +126,30 @@ def _rates(view: ClassView) -> Markup:
     return svg.to_svg(fig, label="failure rate per check")
 
 
+PITFALL_LABEL = 48  # characters of a pitfall's words beside its mutant on the chart's axis
+
+
 def _pitfalls(view: ClassView) -> Markup:
+    """How many submissions show each pitfall, most first: a bar each, its count written at its end, exact
+    matches dark and partial ones light, with a legend; each bar named by its mutant and its words."""
     shown = list(reversed(view.pitfalls))
-    labels = [p.mutant for p in shown]
-    fig = svg.figure(7, 0.3 * len(shown) + 1.0, left=0.6)
+    labels = [_cut(f"{p.mutant}: {p.pitfall}", PITFALL_LABEL) for p in shown]
+    left = svg.text_width(labels, 8)
+    fig = svg.figure(left + 4.0, 0.3 * len(shown) + 1.2, left=left)
     ax = fig.subplots()
-    ax.barh(labels, [p.exact for p in shown], color=EXACT)
-    ax.barh(labels, [p.partly for p in shown], left=[p.exact for p in shown], color=PARTLY)
-    ax.set_xlabel("submissions that fail like the mutant: dark exactly, light partly")
+    ax.tick_params(axis="y", labelsize=8)
+    exact = ax.barh(labels, [p.exact for p in shown], color=EXACT, label="fails exactly like it")
+    partly = ax.barh(labels, [p.partly for p in shown], left=[p.exact for p in shown], color=PARTLY,
+                     label="fails partly like it (with another)")  # fmt: skip
+    ax.bar_label(partly, labels=[str(p.total) for p in shown], padding=3, fontsize=8)
+    ax.set_xlim(0, max(p.total for p in shown) * 1.15 + 0.5)
+    ax.set_xlabel("submissions")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    handles = [h for h, n in ((exact, sum(p.exact for p in shown)), (partly, sum(p.partly for p in shown))) if n]
+    ax.legend(handles=handles, loc="lower right", bbox_to_anchor=(1.0, 1.0), ncols=2, fontsize=8, frameon=False)
     ax.set_title("pitfalls the class fell into", loc="left")
     return svg.to_svg(fig, label="pitfalls ranked")
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

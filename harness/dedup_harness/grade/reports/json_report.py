@@ -16,8 +16,10 @@ from dedup_harness.core.impl_roots import OWN_MODULES, THE_COURSES, YOURS
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.reports import harmless
+from dedup_harness.grade.reports.class_view import class_view
 from dedup_harness.grade.reports.model import GradeReport, batch_warning
 from dedup_harness.grade.scoring import points_number
+from dedup_harness.grade.similarity import Similarity
 
 SCHEMA_ID = "dedup-harness/grade/1"
 SCHEMA_PATH = Path(__file__).with_name("grade.schema.json")
@@ -38,6 +40,7 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
         "modules": modules(report),
         "harness_error": report.harness_error,
         "unjudged": report.unjudged,
+        "why_zero": report.why_zero,
         "diagnosis": [
             {"mutant": d.mutant, "pitfall": d.pitfall, "checks": list(d.checks), "exact": d.exact}
             for d in report.diagnosis
@@ -58,6 +61,7 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
                 "look_alike": look_alike.case_notes(check.feedback.minimal_case)
                 if check.feedback and check.feedback.minimal_case
                 else [],
+                "held_back": bool(check.feedback and check.feedback.held_back),
             }
             for check in report.checks
         ],
@@ -69,10 +73,14 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
     }
 
 
-def document(reports: Sequence[GradeReport], summary: dict[str, Any]) -> dict[str, Any]:
+def document(
+    reports: Sequence[GradeReport], summary: dict[str, Any], copies: Similarity | None = None
+) -> dict[str, Any]:
     # "isolation_warning" sorts first: a run without isolation says so before anything else.
     made_by = here()
+    found = {"similarity": copies.as_json()} if copies is not None else {}  # --similarity: for staff alone
     return {
+        **found,
         "provenance": {
             "version": made_by.version,
             "dependencies": made_by.digest,
@@ -81,11 +89,25 @@ def document(reports: Sequence[GradeReport], summary: dict[str, Any]) -> dict[st
         "isolation_warning": batch_warning(reports),
         "schema": SCHEMA_ID,
         "submissions": [report_dict(r) for r in reports],
-        "summary": summary,
+        "summary": {**summary, "groups": with_cases(summary.get("groups", []), reports)},
     }
 
 
-def render(reports: Sequence[GradeReport], summary: dict[str, Any]) -> str:
+def with_cases(groups: Sequence[dict[str, Any]], reports: Sequence[GradeReport]) -> list[dict[str, Any]]:
+    """The summary's groups, each with where a case its students share is (the class view's choice)."""
+    where = {}
+    for shared in class_view(reports).groups:
+        if shared.case_from is not None:
+            entry, check = shared.case_from
+            where[shared.kind, shared.words] = {"submission": entry.report.submission, "check": check.number}
+    found = []
+    for group in groups:
+        case = where.get((group["kind"], group["words"]))
+        found.append({**group, "case": case} if case else dict(group))
+    return found
+
+
+def render(reports: Sequence[GradeReport], summary: dict[str, Any], copies: Similarity | None = None) -> str:
     """The document, every string in it made harmless (``harmless.tree``)."""
-    safe = harmless.tree(document(reports, summary))
+    safe = harmless.tree(document(reports, summary, copies))
     return json.dumps(safe, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.reports import harmless
+from dedup_harness.grade.reports.csv_report import pitfalls_cell
 from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, batch_warning
 from dedup_harness.grade.scoring import points_text
 
@@ -70,7 +71,7 @@ def _suite(report: GradeReport) -> ET.Element:
         ("status", str(report.status)),
         ("score", points_text(report.score)),
         ("max_score", points_text(report.max_score)),
-        ("fails_like", " ".join(d.mutant for d in report.diagnosis if d.exact)),
+        ("fails_like", pitfalls_cell([d for d in report.diagnosis if d.exact])),
         ("harness_version", here().version),
         ("dependencies", here().digest),
     ):

@@ -45,6 +45,8 @@ class GradeReport:
     diagnosis: list[Diagnosis] = field(default_factory=list)
     # When no check could judge the submission (every check it lost crashed or hung): why, in words.
     unjudged: str = ""
+    # When it got nothing: why, in one phrase ("syntax error (line 12)", "timed out"); "" otherwise.
+    why_zero: str = ""
     protections: dict[str, Any] = field(default_factory=dict)
     # What the submission tried that the worker refused or watched, each with where it happened: the
     # kernel's refusals, and the worker's hook's notes marked as such (``attempts_source`` says which).

@@ -54,6 +54,16 @@ def fails_like(report: GradeReport) -> str:
     return " ".join(exact) or "+".join(d.mutant for d in report.diagnosis)
 
 
+def pitfall_titles(report: GradeReport) -> str:
+    """Each pitfall a report fails like, with its words (for a page's hover text beside the short ids)."""
+    return "; ".join(f"{d.mutant}: {d.pitfall}" for d in report.diagnosis)
+
+
+def verdict_words(report: GradeReport) -> str:
+    """A table's last cell: why a submission got nothing, or else the pitfalls it fails like."""
+    return report.why_zero or fails_like(report)
+
+
 def check_legend(reports: Iterable[GradeReport]) -> list[tuple[int, str]]:
     """Each check some report lost, by number, with its name: said once, under the table."""
     lost = {n for report in reports for n in lost_numbers(report)}
