@@ -72,7 +72,8 @@ def test_the_scrubber_removes_grader_scratch_folders_and_worker_uids() -> None:
 def test_hypothesis_says_nothing_of_its_own_in_the_smallest_input() -> None:
     """Its heading, the test's fixtures and its hints are Hypothesis's words for a developer, not a student's."""
     notes = (
-        "Failing test case: test_random_corpora_match_the_set_oracle(\n    judge=judge,\n    records=[],\n)\n\n"
+        "Failing test case: test_random_corpora_match_the_set_oracle(\n    judge=judge,\n"
+        "    cases=Cases(check='', course_seed=None),\n    records=[],\n)\n\n"
         "You can add @seed(0) to this test or run pytest with --hypothesis-seed=0 to reproduce this failure.\n"
         "Hint: use Verbosity.verbose to see every example."
     )

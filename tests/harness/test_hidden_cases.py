@@ -177,3 +177,16 @@ def test_check_in_such_a_kit_says_its_verdict_covers_the_public_cases_alone(
     assert main(["check", str(TUNED)]) == 0
     said = " ".join(capsys.readouterr().out.split())
     assert "14 / 14" in said and HOLDS_BACK_WORDS in said
+
+
+def test_a_held_back_case_that_fails_as_a_public_one_does_is_not_said_twice() -> None:
+    """A submission that does not compile crashes alike on every case: nothing of the held-back ones is news."""
+    name = "test_zero_false_drops_with_a_tiny_filter"
+    crash = {"outcome": str(Outcome.ERROR), "error": "SubmissionBroken", "message": "the submission does not compile"}
+    cases = [
+        {**crash, "nodeid": f"s.py::{name}[{run}]", "held_back": run == "held-back"} for run in ("public", "held-back")
+    ]
+    feedback = check_feedback(name, Outcome.ERROR, cases)
+    assert feedback is not None and not feedback.held_back
+    assert feedback.for_students() is feedback, "nothing to hold back until the due date"
+    assert len(feedback.problems) == 1

@@ -114,6 +114,8 @@ def check_feedback(
     if outcome is Outcome.PASSED:
         return None
     bad = sorted((case for case in cases if case.get("outcome") != Outcome.PASSED), key=_held_back)  # public first
+    public = {_plain(case) for case in bad if not _held_back(case)}
+    bad = [case for case in bad if not (_held_back(case) and _plain(case) in public)]  # the same failure again
     shown = 1 if minimal_case is not None else CASES_SHOWN  # the minimal case says the rest more plainly
     problems = [
         f"{HELD_BACK_LABEL if _held_back(case) else ''}{_case_label(case)}{_plain(case)}" for case in bad[:shown]
