@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,3 +65,17 @@ def test_the_help_gives_one_default_the_two_places_check_looks(capsys: pytest.Ca
     text = " ".join(capsys.readouterr().out.split())
     assert "(default: ./dedup.py, else ./corpus/dedup.py)" in text
     assert "(./dedup.py or ./corpus/dedup.py by default)" in text
+
+
+def test_a_project_folder_grade_would_refuse_is_said_so_and_its_dedup_py_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check .` in a project with a virtual environment: its links make grade refuse the folder as an upload
+    (0 there), so check says so and exits 1; the checks still run on the folder's dedup.py."""
+    shutil.copyfile(SAMPLES / "correct_plain.py", tmp_path / "dedup.py")
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    (tmp_path / ".venv" / "bin" / "python").symlink_to(sys.executable)
+    assert main(["check", str(tmp_path)]) == 1
+    said = " ".join(capsys.readouterr().out.split())
+    assert "14 / 14" in said
+    assert "uploaded as it is, the folder gets 0 from grade" in said and ".venv/bin/python (a symbolic link)" in said

@@ -25,9 +25,11 @@ from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.core.impl_roots import student_file
 from dedup_harness.core.paths import HOLDS_BACK
 from dedup_harness.core.provenance import here
+from dedup_harness.grade import submitted_files
 from dedup_harness.grade.reports import json_report, terminal
 from dedup_harness.grade.reports.csv_report import row
 from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.submitted_files import SubmissionError
 
 HELP = "run the checks on your own dedup.py (./dedup.py or ./corpus/dedup.py by default), with grade's report"
 
@@ -56,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("check", "no ./dedup.py or ./corpus/dedup.py here: name your dedup.py (or its folder)")
     if not path.exists():
         return fail("check", f"no such file or folder: {path}")
+    path, refused_upload = code_of(path)
     with Outputs("check") as outputs:
         try:
             outputs.file("--json", args.json)
@@ -72,5 +75,25 @@ def run(args: argparse.Namespace) -> int:
         terminal.say(console, NO_PITFALL_NAMES, "yellow")
     if HOLDS_BACK:  # the kit says its course grades on cases of its own: exit 0 promises the public ones alone
         terminal.say(console, HOLDS_BACK_WORDS, "yellow")
+    if refused_upload:
+        terminal.say(console, f"{UPLOAD_REFUSED}: {refused_upload}", "yellow")
     console.print(f"checked by {here().line()}", style="dim")
-    return checked.exit_status()
+    return max(checked.exit_status(), 1 if refused_upload else 0)
+
+
+UPLOAD_REFUSED = "the checks above ran on its dedup.py; uploaded as it is, the folder gets 0 from grade"
+
+
+def code_of(path: Path) -> tuple[Path, str]:
+    """The file to check, and why grade would refuse ``path`` as an upload ("" when it would not).
+
+    A project folder often holds what no upload may (a .venv's links): grade refuses the folder whole,
+    so check says so, and runs the checks on the folder's dedup.py all the same (with its corpus/)."""
+    if not path.is_dir():
+        return path, ""
+    try:
+        submitted_files.find(path)
+    except SubmissionError as refused:
+        found = student_file(path)
+        return (found, str(refused)) if found is not None else (path, "")
+    return path, ""
