@@ -134,7 +134,7 @@ class Scripted:
     def __enter__(self) -> Scripted:
         return self
 
-    def checkpoint(self) -> None:
+    def mark(self) -> None:
         pass
 
     def __exit__(self, *exc: object) -> None:

@@ -27,7 +27,7 @@ from dedup_harness.grade.kernel_refusals import KernelRefusals, Refusal, categor
 from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.protections import HOOK_REFUSALS, KERNEL_REFUSALS
 from dedup_harness.grade.worker import arches, landlock
-from dedup_harness.grade.worker.categories import NETWORK, NONE, PROCESSES, SIGNALS
+from dedup_harness.grade.worker.categories import NETWORK, NONE, PROCESSES, SHARED_MEMORY, SIGNALS
 from dedup_harness.grade.worker.wire import MAX_ATTEMPTS
 from grading_support import grade
 from machine_setups import SYSTEM_PYTHON, Setup, public_folder
@@ -165,6 +165,7 @@ def test_without_a_listener_the_grader_knows_it_hears_nothing(sent: str, expecte
         (62, X86.audit_arch, (0xFFFFFFFF, 15), "kill(pid -1, signal 15): signals to other processes"),
         (234, X86.audit_arch, (7, 8, 9), "tgkill(pid 7, signal 9): signals to other processes"),
         (101, X86.audit_arch, (16, 1), "ptrace(): other processes"),
+        (319, X86.audit_arch, (), "memfd_create(): memory outside the process"),
         (20, 0x40000003, (), "a system call of another architecture (number 20, audit arch 0x40000003)"),
         (0x40000000 | 41, X86.audit_arch, (), "an x32 system call (number 41)"),
     ],
@@ -186,6 +187,10 @@ def test_each_refusal_is_one_line_a_reader_understands(nr: int, arch: int, args:
         (234, X86.audit_arch, (7, 8, 9), SIGNALS),  # tgkill
         (424, X86.audit_arch, (3, 9), SIGNALS),  # pidfd_send_signal, listed with "other processes"
         (101, X86.audit_arch, (16, 1), NONE),  # ptrace
+        (319, X86.audit_arch, (), SHARED_MEMORY),  # memfd_create
+        (29, X86.audit_arch, (0, 1 << 20, 0o1600), SHARED_MEMORY),  # shmget
+        (293, X86.audit_arch, (), SHARED_MEMORY),  # pipe2
+        (285, X86.audit_arch, (3, 0, 0, 1 << 26), NONE),  # fallocate: disk, which no correct stage reserves
         (165, X86.audit_arch, (), NONE),  # mount
         (41, 0x40000003, (2, 2), NONE),  # another architecture's number 41
         (0x40000000 | 41, X86.audit_arch, (2, 2), NONE),  # x32

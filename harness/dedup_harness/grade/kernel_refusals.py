@@ -50,6 +50,7 @@ CATEGORY_OF_REASON = {
     "network": categories.NETWORK,
     "new programs and processes": categories.PROCESSES,
     seccomp.SIGNALS: categories.SIGNALS,
+    seccomp.SHARED_MEMORY: categories.SHARED_MEMORY,
 }
 
 

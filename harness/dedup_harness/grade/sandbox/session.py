@@ -38,16 +38,16 @@ import os
 import signal
 import socket
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from dedup_harness.core import scratch_dirs
 from dedup_harness.core.removal import remove_tree
 from dedup_harness.grade import worker
 from dedup_harness.grade.kernel_refusals import KernelRefusals
-from dedup_harness.grade.sandbox import own_disk
+from dedup_harness.grade.sandbox import identity, own_disk
 from dedup_harness.grade.sandbox.disk import LOW_SPACE, DiskWatch, WorkerDisk, space_left
 from dedup_harness.grade.sandbox.folder import PUBLIC_TEMP, make_session
 from dedup_harness.grade.sandbox.launch import Launch, harness_folders
@@ -66,6 +66,7 @@ from dedup_harness.grade.sandbox.users import (
     worker_uid,
 )
 
+T = TypeVar("T")
 PAUSE_BELOW = 4 << 30  # free bytes under which a worker without a disk of its own is paused between calls
 
 
@@ -152,6 +153,10 @@ class Sandbox:
             os.chown(target, self.uid, self.uid)
         self.disk.granted.append(target)
         return True
+
+    def as_worker(self, action: Callable[[], T]) -> T:
+        """``action()`` with the worker's file-system identity (``identity``): /proc shows it what the worker's own."""
+        return identity.run_as(self.uid, action)
 
     # -- starting -------------------------------------------------------------------------------
 
