@@ -1,9 +1,11 @@
-"""Grade a hostile submission beside the correct sample, in one batch of two, in one setup and tier.
+"""Grade hostile submissions beside the correct sample, in one batch, in one setup and tier.
 
 The tests of what submissions graded at the same time can do to each other (``test_classmates``,
-``test_disk_of_its_own``) run the ``grade`` command in a setup of ``machine_setups`` on a hostile
-sample and ``samples/correct_different.py`` with ``--jobs 2``, so that both are graded at once, with
-the temp folder the test chose; then read the JSON report and what the grader said on stderr.
+``test_disk_of_its_own``, ``test_memory_forgeries``, ``test_leftovers``) run the ``grade`` command in a
+setup of ``machine_setups`` on hostile samples and ``samples/correct_different.py`` with ``--jobs 2``
+(so that two are graded at once), with the temp folder the test chose; then read the JSON report and
+what the grader said on stderr. The class folder is world-readable, as a TA's is, and lies under
+/tmp; a sample that names ``CLASS = None`` is given its path.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +22,7 @@ from typing import Any
 import pytest
 
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.grade import file_decisions
 from grading_support import hostile_source
 from machine_setups import missing_for_setups, public_folder, setup_for
 
@@ -56,8 +60,13 @@ class Batch:
         return "\n".join(line for check in self.submission(name)["checks"] for line in check["feedback"])
 
 
-def grade_beside_correct(case: Case, request: pytest.FixtureRequest, hostile: str, temp: Path) -> Batch:
-    """``grade HOSTILE CORRECT --jobs 2 --tier TIER`` in the case's setup, with ``temp`` as TMPDIR."""
+def grade_beside_correct(
+    case: Case, request: pytest.FixtureRequest, hostile: str | Mapping[str, str], temp: Path
+) -> Batch:
+    """``grade HOSTILE... CORRECT --jobs 2 --tier TIER`` in the case's setup, with ``temp`` as TMPDIR.
+
+    ``hostile``: a sample's name (graded as ``hostile``), or sources by the name of their folder.
+    """
     reason = missing_for_setups()
     if reason is not None:
         pytest.skip(reason)
@@ -65,17 +74,19 @@ def grade_beside_correct(case: Case, request: pytest.FixtureRequest, hostile: st
     setup = setup_for(case.setup, user)
     python = request.getfixturevalue("user_python") if case.setup == "user" else Path(sys.executable)
     base = public_folder("dedup-harness-beside-")
+    sources = {"hostile": hostile_source(hostile)} if isinstance(hostile, str) else dict(hostile)
+    sources = {name: source.replace("CLASS = None", f"CLASS = {str(base)!r}", 1) for name, source in sources.items()}
     try:
-        for name, source in (("hostile", hostile_source(hostile)), ("correct", CORRECT.read_text(encoding="utf-8"))):
+        for name, source in {**sources, "correct": CORRECT.read_text(encoding="utf-8")}.items():
             (base / name).mkdir(mode=0o755)
             (base / name / "dedup.py").write_text(source, encoding="utf-8")
         outputs = base / "outputs"
         outputs.mkdir()
         outputs.chmod(0o777)
-        command = [*setup.prefix, str(python), "-m", "dedup_harness.cli", "grade", str(base / "hostile")]
+        command = [*setup.prefix, str(python), "-m", "dedup_harness.cli", "grade", *(str(base / n) for n in sources)]
         command += [str(base / "correct"), "--jobs", "2", "--tier", case.tier, "--json", str(outputs / "grades.json")]
-        if case.tier == "seccomp":  # the checkout is readable by the worker's uid: the preflight would refuse
-            command.append("--unisolated")
+        if case.tier == "seccomp" and not file_decisions.works_here():  # the checkout is readable by the worker's
+            command.append("--unisolated")  # uid, and only the grader's decisions keep it out: the preflight refuses
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": str(base), "LANG": "C.UTF-8"}
         env["TMPDIR"] = str(temp)
         done = subprocess.run(command, env=env, cwd=base, capture_output=True, text=True, timeout=600, check=False)

@@ -88,8 +88,9 @@ def test_the_watch_stops_the_worker_once_at_the_first_overrun() -> None:
     assert stops == ["stopped"] and watch.verdict == "disk full: of course"
 
 
-def setup(tier: Tier, *, own_disk: bool) -> WorkerSetup:
-    return WorkerSetup(tier, Interpreter("/usr/bin/python3"), 7, True, own_disk=own_disk)
+def setup(tier: Tier, *, own_disk: bool, decides_files: bool = True) -> WorkerSetup:
+    decides = decides_files and tier is Tier.SECCOMP
+    return WorkerSetup(tier, Interpreter("/usr/bin/python3"), 7, True, own_disk=own_disk, decides_files=decides)
 
 
 def test_a_temp_folder_that_holds_fewer_disk_limits_than_jobs_gets_fewer_at_a_time() -> None:
@@ -98,6 +99,13 @@ def test_a_temp_folder_that_holds_fewer_disk_limits_than_jobs_gets_fewer_at_a_ti
     assert room.reasons == [
         "600 MiB free in /tmp holds 2 submission(s) of 256 MiB of disk at a time: grading 2 at a time instead of 4"
     ]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root the seccomp tier's workers have uids of their own")
+def test_a_seccomp_tier_whose_grader_cannot_decide_file_calls_grades_one_at_a_time() -> None:
+    room = fit(setup(Tier.SECCOMP, own_disk=False, decides_files=False), 4, 256 * MIB, (1 << 40, "free in /tmp"))
+    assert room.jobs == 1
+    assert "does not let the grader decide the worker's file calls" in room.reasons[0]
 
 
 def test_a_temp_folder_that_holds_not_one_disk_limit_gets_one_at_a_time() -> None:

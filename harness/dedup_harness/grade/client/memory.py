@@ -10,10 +10,11 @@ two ways, and the block's figure is the larger:
   (a 200 MB spike at import, say) never counts: the peak is what the block itself added;
 - the anonymous memory the block touched (its referenced bits cleared right before it, clear_refs 1;
   then ``procfs.anonymous_touched``), read when the judge marks the moment a stage holding the
-  documents holds them all, and again at the end. A resident size does not grow when the allocator
-  hands out memory that was freed but kept: a submission that fills 60 MB at import and frees every
-  other block holds 30 MB of slack no peak shows, and every document fits in it. Writing there touches
-  it.
+  documents holds them all, and again at the end: two figures. A resident size does not grow when the
+  allocator hands out memory that was freed but kept: a submission that fills 60 MB at import and
+  frees every other block holds 30 MB of slack no peak shows, and every document fits in it. Writing
+  there touches it. (By the end, what the stage allocated and freed meanwhile has wandered over the
+  slack too, for either corpus: the mark is where the held documents show.)
 
 Each block still gets a fresh worker. A worker keeps much of the memory a block freed, and the next
 block can fill that slack without its resident size growing: with one worker for both of the
@@ -23,8 +24,8 @@ for the second's. A fresh worker costs one start; the resets make it honest. The
 growth of two blocks (two corpus sizes), so whatever a stage needs whatever the corpus cancels out.
 Memory no process shows (shared memory, an anonymous memory file, a pipe's buffer) is refused by the
 worker's seccomp filter. A figure that cannot be reset or read (the worker made itself undumpable, or
-died) is no measurement: ``peak`` stays None, and the check fails. Everything is read with the
-worker's file-system identity (``sandbox.identity``): the kernel shows another process's memory map
+died) is no measurement: ``figures`` stays empty, and the check fails. Everything is read with the
+worker's file-system identity (``grade.identity``): the kernel shows another process's memory map
 only to its own uid or to CAP_SYS_PTRACE, which a container's root lacks.
 """
 
@@ -33,7 +34,7 @@ from __future__ import annotations
 from types import TracebackType
 from typing import TYPE_CHECKING, NamedTuple
 
-from dedup_harness.core.procfs import anonymous_touched, descendants, memory_bytes
+from dedup_harness.core.procfs import anonymous_touched, descendants, memory_bytes, status
 
 if TYPE_CHECKING:
     from dedup_harness.grade.client.proxy import SubmissionProxy
@@ -76,7 +77,7 @@ class WorkerMemory:
 
     def __init__(self, proxy: SubmissionProxy) -> None:
         self.proxy = proxy
-        self.peak: int | None = None
+        self.figures: dict[str, int] = {}
         self.pids: list[int] = []
         self.base: Reading | None = None
         self.touched: list[int] = []  # at each mark
@@ -99,8 +100,9 @@ class WorkerMemory:
         now = self._read()
         if self.base is None or now is None:
             return  # unreadable, or the worker was replaced during the block: nothing can be said of its memory
-        touched = max([*self.touched, now.touched]) - self.base.touched
-        self.peak = max(now.peak - self.base.peak, touched)
+        self.figures = {"resident at the peak": now.peak - self.base.peak, "touched": now.touched - self.base.touched}
+        if len(self.touched) == 1:
+            self.figures["touched at the mark"] = self.touched[0] - self.base.touched
 
     def _read(self) -> Reading | None:
         if self.base is None or self._pids() != self.pids:
@@ -108,5 +110,8 @@ class WorkerMemory:
         return self.proxy.sandbox.as_worker(lambda: read(self.pids))
 
     def _pids(self) -> list[int]:
-        root = self.proxy.worker_pid()
-        return descendants(root) if root is not None else []
+        """The worker's processes: those of its uid (where it has one) under its outermost (bubblewrap's or
+        unshare's helpers are the grader's, and hold nothing of the stage's)."""
+        root, uid = self.proxy.worker_pid(), self.proxy.sandbox.uid
+        found = descendants(root) if root is not None else []
+        return found if uid is None else [pid for pid in found if status(pid).get("Uid", [""])[0] == str(uid)]

@@ -3,7 +3,9 @@
 Three things can make submissions graded side by side share what should be each one's own:
 
 - workers that share the grader's uid where nothing but file modes keeps them apart (a non-root
-  grader in the seccomp or none tier): one at a time;
+  grader in the seccomp or none tier), or a seccomp tier on a kernel where the grader cannot decide
+  the worker's file calls (before Linux 5.14: file modes alone keep it from its classmates'
+  originals): one at a time;
 - a temp folder whose free space cannot hold every running submission's disk limit (the tiers
   without a disk of their own): only as many at a time as it holds, and at least one;
 - memory that cannot hold every running submission's tmpfs filled to its limit (the tiers with one):
@@ -44,13 +46,13 @@ def fit(setup: WorkerSetup, jobs: int, disk_bytes: int, space: tuple[int, str] |
     the temp folder's free space, or the memory their tmpfs take).
     """
     if setup.one_at_a_time and jobs > 1:
-        return Room(
-            1,
-            [
-                f"grading one submission at a time: in the {setup.tier} tier a non-root grader's workers "
-                "share its uid, and nothing keeps one out of another's session"
-            ],
+        why = (
+            "this kernel (before Linux 5.14) does not let the grader decide the worker's file calls, and file "
+            "modes alone do not keep a worker from its classmates' originals"
+            if setup.blind_to_files
+            else "a non-root grader's workers share its uid, and nothing keeps one out of another's session"
         )
+        return Room(1, [f"grading one submission at a time: in the {setup.tier} tier {why}"])
     room_bytes, where = space or _space(setup)
     held = room_bytes // disk_bytes
     if held >= jobs:

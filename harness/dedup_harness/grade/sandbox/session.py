@@ -45,9 +45,9 @@ from typing import Any, TypeVar
 
 from dedup_harness.core import scratch_dirs
 from dedup_harness.core.removal import remove_tree
-from dedup_harness.grade import worker
-from dedup_harness.grade.kernel_refusals import KernelRefusals
-from dedup_harness.grade.sandbox import identity, own_disk
+from dedup_harness.grade import identity, worker
+from dedup_harness.grade.kernel_refusals import Decider, KernelRefusals
+from dedup_harness.grade.sandbox import own_disk
 from dedup_harness.grade.sandbox.disk import LOW_SPACE, DiskWatch, WorkerDisk, space_left
 from dedup_harness.grade.sandbox.folder import PUBLIC_TEMP, make_session
 from dedup_harness.grade.sandbox.launch import Launch, harness_folders
@@ -173,8 +173,14 @@ class Sandbox:
             "read_only": [str(self.code), "/proc/self", *([self.packages["path"]] if self.packages else [])],
             "read_write": [str(self.home), str(self.shared)],
             "hidden": [str(path) for path in harness_folders(self.session)],
+            "grader_decides_files": self.decides_files,
         }
         return {**found, "confine": confine}
+
+    @property
+    def decides_files(self) -> bool:
+        """Does the grader decide this worker's file calls (the seccomp tier, where the kernel lets it)?"""
+        return self.tier is Tier.SECCOMP and self.setup.decides_files
 
     def environment(self) -> dict[str, str]:
         return {**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)}
@@ -202,7 +208,7 @@ class Sandbox:
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         output_read, output_write = os.pipe()
-        refusals_here, refusals_there = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        refusals_here, refusals_there = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)  # one message, whole
         limits = self.limits.rlimits()
         if self.uid is None:  # the grader's own user: the limit counts its other tasks too
             limits["RLIMIT_NPROC"] += tasks_of(os.getuid())
@@ -229,7 +235,8 @@ class Sandbox:
         self.traps.append(trap)
         self.watch = DiskWatch(self.disk.overrun, functools.partial(self._stop_for_disk, process.pid))
         self.running = process.pid
-        return WorkerProcess(process, request_write, reply_read, [trap], KernelRefusals(refusals_here))
+        decider = Decider(process.pid, self.uid, self.limits.file_bytes) if self.decides_files else None
+        return WorkerProcess(process, request_write, reply_read, [trap], KernelRefusals(refusals_here, decider))
 
     def stop(self, worker: WorkerProcess) -> None:
         """Kill the worker and everything it started, and close the grader's ends."""

@@ -77,6 +77,15 @@ DENIED: dict[str, tuple[str, ...]] = {
     "disk space reserved without writing": ("fallocate",),
 }  # fmt: skip
 
+# The seccomp tier's file calls (it has no Landlock), each a notification the grader answers
+# (``grade/file_decisions.py``): it opens or makes what the call names beneath the worker's folders itself, as
+# the worker, and hands back the descriptor or the result; anything else is refused. Every call that opens,
+# makes or removes a name: what Landlock decides in the other tiers.
+DECIDED = (
+    "open", "openat", "openat2", "creat", "mkdir", "mkdirat", "mknod", "mknodat", "rmdir", "unlink", "unlinkat",
+    "rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "truncate",
+)  # fmt: skip
+
 SIGNALS = "signals to other processes"
 # The calls allowed or refused by their arguments (``_argument_blocks`` has a block for each), and what a
 # refused one was after, in the words the grader's list of refusals uses (``grade/kernel_refusals.py``).
@@ -209,7 +218,7 @@ def _argument_blocks(signals: SignalPolicy) -> list[list[Item]]:
     return [*blocks, _mknod("mknod", 1), _mknod("mknodat", 2)]
 
 
-def _dispatch(arch: Arch, blocks: list[list[Item]], extra: Sequence[str]) -> list[Item]:
+def _dispatch(arch: Arch, blocks: list[list[Item]], extra: Sequence[str], decided: Sequence[str]) -> list[Item]:
     """The call's number against every rule; a number no rule names is allowed."""
     table = arch.syscalls
     items: list[Item] = []
@@ -219,22 +228,36 @@ def _dispatch(arch: Arch, blocks: list[list[Item]], extra: Sequence[str]) -> lis
     for block in blocks:
         name = block[0].name if isinstance(block[0], Label) else ""
         items.append(Op(JEQ_K, table[name], name, None))
-    return [*items, ret(RET_ALLOW)]
+    items += [Op(JEQ_K, table[n], "decide", None) for n in decided if n in table]
+    return [*items, ret(RET_ALLOW), Label("decide"), ret(RET_USER_NOTIF)]
 
 
 def build_filter(
-    arch: Arch, signals: SignalPolicy, extra_denied: Sequence[str] = (), *, notify: bool = False
+    arch: Arch,
+    signals: SignalPolicy,
+    extra_denied: Sequence[str] = (),
+    *,
+    notify: bool = False,
+    decide_files: bool = False,
 ) -> list[Insn]:
     """The whole program for one architecture; ``extra_denied`` names more calls to refuse with EPERM.
 
     The architecture is checked first: numbers mean other calls on i386 (``int 0x80``) and x32. With
-    ``notify`` every refusal but clone3's ENOSYS is a user notification, for the listener to answer.
+    ``notify`` every refusal but clone3's ENOSYS is a user notification, for the listener to answer;
+    with ``decide_files`` (and ``notify``) so is every call of ``DECIDED``, for the grader to decide.
     """
+    if decide_files and not notify:
+        raise ValueError("the grader decides the file calls only through a listener")
+    decided = DECIDED if decide_files else ()
     items: list[Item] = [Op(LD_W_ABS, OFF_ARCH), Op(JEQ_K, arch.audit_arch, None, "eperm"), Op(LD_W_ABS, OFF_NR)]
     if arch.has_x32:
         items.append(Op(JGE_K, X32_SYSCALL_BIT, "eperm", None))
-    blocks = [b for b in _argument_blocks(signals) if isinstance(b[0], Label) and b[0].name in arch.syscalls]
-    items += _dispatch(arch, blocks, extra_denied)
+    blocks = [
+        b
+        for b in _argument_blocks(signals)
+        if isinstance(b[0], Label) and b[0].name in arch.syscalls and b[0].name not in decided
+    ]
+    items += _dispatch(arch, blocks, extra_denied, decided)
     for block in blocks:
         items += block
     refused = RET_USER_NOTIF if notify else RET_EPERM
@@ -277,38 +300,51 @@ def install(arch: Arch, program: Sequence[Insn], *, listener: bool = False) -> i
     return None
 
 
-def install_filter(arch: Arch, signals: SignalPolicy, extra: Sequence[str] = (), *, report_to: int | None) -> bool:
+def install_filter(
+    arch: Arch,
+    signals: SignalPolicy,
+    extra: Sequence[str] = (),
+    *,
+    report_to: int | None,
+    files: dict[str, list[str]] | None = None,
+) -> bool:
     """Install the filter; True when each refusal goes to the grader as a notification on ``report_to``.
 
     ``report_to`` (a unix socket to the grader, or None) is closed here whatever happens. A kernel
     without listeners (before 5.7) gets the filter that answers EPERM itself; if the hand-over fails,
     no one answers and a refused call fails with ENOSYS instead. A call is refused either way.
+    ``files``: the file calls go to the grader too (``DECIDED``), which decides them by these rules (the
+    paths Landlock would have been given: ``read_only``, ``read_write``, ``hidden``); without a listener
+    no file could be opened, so that is a ``ConfinementError``.
     """
+    import array  # before the filter: from then on an import opens its files through the grader
+    import json
+    import socket
+
     if report_to is None:
+        if files is not None:
+            raise ConfinementError("the grader decides the file calls only through a listener")
         install(arch, build_filter(arch, signals, extra))
         return False
     try:
-        listener = install(arch, build_filter(arch, signals, extra, notify=True), listener=True)
-    except OSError:
+        program = build_filter(arch, signals, extra, notify=True, decide_files=files is not None)
+        listener = install(arch, program, listener=True)
+    except OSError as error:
         os.close(report_to)
+        if files is not None:
+            raise ConfinementError(f"no seccomp listener for the grader to decide the file calls: {error}") from None
         install(arch, build_filter(arch, signals, extra))
         return False
     assert listener is not None
     try:
-        hand_over(listener, report_to)
-    except OSError:
-        return False
-    return True
-
-
-def hand_over(listener: int, to: int) -> None:
-    """Send ``listener`` over the unix socket ``to`` (SCM_RIGHTS), then close both here: only the grader holds it."""
-    import array
-    import socket
-
-    try:
-        with socket.socket(fileno=to) as channel:
+        with socket.socket(fileno=report_to) as channel:
             rights = array.array("i", [listener]).tobytes()
-            channel.sendmsg([b"L"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, rights)])
+            said = json.dumps({"files": files}).encode() if files is not None else b"L"
+            channel.sendmsg([said], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, rights)])
+    except OSError as error:
+        if files is not None:
+            raise ConfinementError(f"the seccomp listener could not be handed to the grader: {error}") from None
+        return False
     finally:
-        os.close(listener)
+        os.close(listener)  # only the grader holds it
+    return True

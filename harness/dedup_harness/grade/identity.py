@@ -13,6 +13,7 @@ the grader changes. A grader that is not root shares its worker's uid and needs 
 
 from __future__ import annotations
 
+import codecs
 import ctypes
 import functools
 import threading
@@ -36,7 +37,13 @@ def _syscall() -> Any:
 
 
 def take(uid: int) -> None:
-    """The calling thread's file-system uid and gid become ``uid`` (the worker's gid is its uid), with no groups."""
+    """The calling thread's file-system uid and gid become ``uid`` (the worker's gid is its uid), with no groups.
+
+    From then on the thread cannot read the grader's own installation (it may lie under root's home): the
+    codecs its readers of /proc use are looked up first, and nothing it runs may import anything new.
+    """
+    for name in ("ascii", "utf-8"):
+        codecs.lookup(name)
     arch = current_arch()
     if arch is None:
         raise IdentityError("no system-call table for this processor")
