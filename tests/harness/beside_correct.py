@@ -11,11 +11,12 @@ what the grader said on stderr. The class folder is world-readable, as a TA's is
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ class Batch:
     exit_status: int
     stderr: str
     report: dict[str, Any]
+    left: list[str] = field(default_factory=list)  # what the temp folder held once the grade was done
 
     def submission(self, name: str) -> dict[str, Any]:
         return next(s for s in self.report["submissions"] if Path(s["submission"]).name == name)
@@ -58,6 +60,19 @@ class Batch:
 
     def feedback(self, name: str) -> str:
         return "\n".join(line for check in self.submission(name)["checks"] for line in check["feedback"])
+
+
+def graded_in_a_temp_of_its_own(request: pytest.FixtureRequest, hostile: str | Mapping[str, str], prefix: str) -> Batch:
+    """``grade_beside_correct`` in ``request.param``'s case, with a fresh world-writable temp folder (so that every
+    session in it is this batch's), removed afterwards; ``left`` says what it held then."""
+    temp = public_folder(prefix)
+    temp.chmod(0o1777)
+    try:
+        graded = grade_beside_correct(request.param, request, hostile, temp)
+        graded.left = sorted(os.listdir(temp))
+        return graded
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def grade_beside_correct(

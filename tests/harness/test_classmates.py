@@ -14,12 +14,9 @@ grades one at a time and says so (its workers share its uid).
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from beside_correct import Batch, Case, grade_beside_correct
-from machine_setups import public_folder
+from beside_correct import Batch, Case, graded_in_a_temp_of_its_own
 
 CASES = [
     Case("root", "bubblewrap"),
@@ -36,12 +33,7 @@ SAYS = "classmates: "
 
 @pytest.fixture(scope="module", params=CASES, ids=str)
 def batch(request: pytest.FixtureRequest) -> Batch:
-    temp = public_folder("dedup-harness-classmates-")
-    temp.chmod(0o1777)
-    try:
-        return grade_beside_correct(request.param, request, "classmate_reader", temp)
-    finally:
-        shutil.rmtree(temp, ignore_errors=True)
+    return graded_in_a_temp_of_its_own(request, "classmate_reader", "dedup-harness-classmates-")
 
 
 def test_the_grader_survives_and_both_keep_full_marks(batch: Batch) -> None:
