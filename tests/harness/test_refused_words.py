@@ -42,6 +42,7 @@ STUDENTS_PAGE = DATA_ROOT / "docs" / "check.md"
         ("os.fork", (), PROCESSES),
         ("subprocess.Popen", ("/bin/sh", ["sh"], None, None), PROCESSES),
         ("import", ("multiprocessing.synchronize", None, [], [], []), PROCESSES),
+        ("import", ("multiprocessing.connection", None, [], [], []), PROCESSES),
         ("import", ("_posixshmem", None, [], [], []), SHARED_MEMORY),
         ("os.kill", (os.getpid() + 1, 15), SIGNALS),
         ("os.killpg", (1, 9), SIGNALS),

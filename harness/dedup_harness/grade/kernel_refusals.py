@@ -65,6 +65,7 @@ CATEGORY_OF_REASON = {
     "new programs and processes": categories.PROCESSES,
     seccomp.SIGNALS: categories.SIGNALS,
     seccomp.SHARED_MEMORY: categories.SHARED_MEMORY,
+    seccomp.PIPES: categories.PROCESSES,
 }
 
 

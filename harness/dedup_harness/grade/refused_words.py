@@ -35,7 +35,7 @@ SENTENCES = {
     categories.SIGNALS: "The grader lets your code send signals only to its own process: os.kill and os.killpg to "
     f"any other process are refused, {ALLOWED_ON_A_LAPTOP}; a stage has no process to signal, so remove the call.",
     categories.SHARED_MEMORY: "The grader keeps your code's memory where it can measure it: os.memfd_create, "
-    "multiprocessing.shared_memory, System V shared memory and pipes are refused, "
+    "multiprocessing.shared_memory and System V shared memory are refused, "
     f"{ALLOWED_ON_A_LAPTOP}; keep the documents in the spool under spool_dir, and the rest in ordinary objects.",
 }
 REFUSAL_RAISES = PermissionError.__name__

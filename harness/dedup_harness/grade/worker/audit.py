@@ -33,9 +33,10 @@ CONNECTIONS = {"socket.connect": "connect to", "socket.sendto": "send to", "sock
 TEST_TOOLS = ("pytest", "_pytest", "hypothesis", "dedup_harness")
 CHANGES = ("os.remove", "os.rmdir", "shutil.rmtree", "os.rename", "os.truncate")
 SYSTEM_READS = ("/usr/", "/proc/", "/dev/", "/etc/")
-# Imported only to make a semaphore shared between processes (a pool, a queue, a lock of multiprocessing,
-# a ProcessPoolExecutor): its file under /dev/shm is refused by Landlock, where no hook sees the call.
-PROCESS_LOCKS = "multiprocessing.synchronize"
+# Imported only to talk to other processes or share a semaphore with them (a pool, a queue, a lock of
+# multiprocessing, a ProcessPoolExecutor): the pipe is refused by seccomp, the semaphore's file under /dev/shm
+# by Landlock, before any process starts.
+PROCESS_MACHINERY = ("multiprocessing.connection", "multiprocessing.synchronize")
 # Imported only for POSIX shared memory (a file under /dev/shm, refused by Landlock or the grader), memory no
 # measurement of the worker's would show.
 SHARED_MEMORY = "_posixshmem"
@@ -111,7 +112,7 @@ class AuditHook:
             return Note(f"used ctypes ({event})")
         if event == "import" and str(args[0]).split(".")[0] in TEST_TOOLS:
             return Note(f"tried to import {args[0]}")
-        if event == "import" and args[0] == PROCESS_LOCKS:
+        if event == "import" and args[0] in PROCESS_MACHINERY:
             what = "tried to start a process (multiprocessing: a pool, a queue or a lock shared between processes)"
             return Note(what, category=categories.PROCESSES)
         if event == "import" and args[0] == SHARED_MEMORY:

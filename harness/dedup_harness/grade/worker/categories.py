@@ -5,7 +5,7 @@ words what a submission tried; a category says which of the grader's rules it me
 feedback can tell a student in plain words what to do instead (``grade/refused_words.py``). Five
 rules meet code written for a laptop: no child processes, no network, no files outside the worker's
 folders, no signals to other processes, no memory outside the process (shared memory, an anonymous
-memory file, a pipe: memory the grader could not measure). What else is refused (ptrace, mounts, a filter
+memory file: memory the grader could not measure). What else is refused (ptrace, mounts, a filter
 of its own...) has no category: it is listed, and no correct stage needs it.
 
 Standard library only: the worker imports it inside the sandbox.

@@ -4,7 +4,7 @@ Refused with EPERM: every socket (the worker talks to the grader over inherited 
 none), ptrace and other processes' memory, fork, vfork and exec, namespaces and mounts, kernel
 attack surface (bpf, io_uring, keyrings...), administration, ownership and extended attributes,
 filters of its own (seccomp(2), prctl(PR_SET_SECCOMP)), memory outside the process (memfd, shared
-memory, System V and POSIX IPC, pipes) and fallocate. ``clone`` is allowed only with CLONE_THREAD
+memory, System V and POSIX IPC), pipes and fallocate. ``clone`` is allowed only with CLONE_THREAD
 and no CLONE_NEW* flag (threads, not processes); ``clone3`` gets ENOSYS, because its flags live in
 memory a filter cannot read and glibc then falls back to ``clone``. Signals go only to the worker
 itself (and its own process group when it leads one). A foreign ABI (i386 through ``int 0x80``,
@@ -35,6 +35,7 @@ RET_EPERM = RET_ERRNO | errno.EPERM
 RET_ENOSYS = RET_ERRNO | errno.ENOSYS
 
 SHARED_MEMORY = "memory outside the process"
+PIPES = "pipes to other processes"
 # Calls that simply fail with EPERM, by the reason they go.
 DENIED: dict[str, tuple[str, ...]] = {
     "network": ("socket", "socketpair"),
@@ -65,14 +66,17 @@ DENIED: dict[str, tuple[str, ...]] = {
     # A filter of the submission's own that returned an error would answer before the grader is told.
     "filters of its own": ("seccomp",),
     # Memory that no resident size shows, where the memory check reads the worker's: an anonymous file,
-    # shared memory, System V and POSIX IPC (System V's outlives the process, outside every limit), and
-    # pipes (a pipe's buffer is the kernel's). (POSIX shared memory is a file under /dev/shm: Landlock, or
-    # the grader's decision on the seccomp tier's opens, refuses it.)
+    # shared memory, System V and POSIX IPC (System V's outlives the process, outside every limit). (POSIX
+    # shared memory is a file under /dev/shm: Landlock, or the grader's decision on the seccomp tier's
+    # opens, refuses it.)
     SHARED_MEMORY: (
         "memfd_create", "memfd_secret", "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv",
         "msgctl", "semget", "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend",
-        "mq_timedreceive", "mq_notify", "mq_getsetattr", "pipe", "pipe2",
+        "mq_timedreceive", "mq_notify", "mq_getsetattr",
     ),
+    # A pipe's buffer is the kernel's memory too (a megabyte each, made larger), and a pipe is for talking to
+    # another process, which the worker cannot start (multiprocessing's queues are made of them).
+    PIPES: ("pipe", "pipe2"),
     # A file's blocks taken at once without a byte written: on a shared disk, faster than any watch.
     "disk space reserved without writing": ("fallocate",),
 }  # fmt: skip
