@@ -15,7 +15,8 @@ call met, decided from the call and its arguments as the kernel gave them, for t
 
 What the kernel reports here is seccomp's part only (sockets, processes, signals to others, ptrace,
 mounts...). What Landlock and the namespaces refuse (files outside the worker's folders) reaches no
-listener: those attempts come from the worker's own audit hook, which the submission can silence.
+listener: those attempts come from the worker's own audit hook, which the submission can silence;
+but in the seccomp tier, where the grader decides the file calls, it lists what it refused itself.
 
 In the seccomp tier the filter also makes every file call a notification, for the grader to decide
 (``file_decisions``): there, and only there, the grader does the call itself and answers with what

@@ -33,7 +33,8 @@ AUDIT_HOOK = (
 KERNEL_REFUSALS = (
     "refusals: every call the seccomp filter refuses is reported to the grader by the kernel (seccomp user "
     "notification): the submission cannot keep one off the attempts listed; what Landlock and the namespaces "
-    "refuse (files) is listed from the worker's audit hook alone"
+    "refuse (files) is listed from the worker's audit hook alone (in the seccomp tier the grader decides file "
+    "calls itself, and lists what it refused)"
 )
 HOOK_REFUSALS = (
     "refusals: NOT reported to the grader by the kernel for every worker; the attempts listed are the worker's "
