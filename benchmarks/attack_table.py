@@ -9,7 +9,8 @@ graders share this machine's /tmp: a worker uid of theirs can show up; ``leftove
 everything it makes with a token, which is looked for too). The figures are printed, not asserted.
 
 Run as ``python benchmarks/attack_table.py [--tiers bubblewrap,unshare,landlock,seccomp]
-[--attacks NAME,...]``.
+[--attacks NAME,...] [--also=--unisolated]``. With ``PYTHONPATH`` naming another checkout's ``harness``
+folder it grades with that one (the samples stay this checkout's): a table from before and after.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def source_of(attack: str, token: str, nested: Path) -> str:
     return text.replace("NESTED = None", f"NESTED = {str(nested)!r}", 1)
 
 
-def one(attack: str, tier: str, disk_size: str) -> str:
+def one(attack: str, tier: str, disk_size: str, also: list[str]) -> str:
     token, base = secrets.token_hex(8), Path(tempfile.mkdtemp(prefix="dedup-harness-table-", dir="/tmp"))
     base.chmod(0o755)
     temp, nested = base / "temp", base / "nested"
@@ -93,7 +94,7 @@ def one(attack: str, tier: str, disk_size: str) -> str:
             (base / name / "dedup.py").write_text(source.replace("CLASS = None", f"CLASS = {str(base)!r}"), "utf-8")
         before = owned_entries()
         command = [sys.executable, "-m", "dedup_harness.cli", "grade", str(base / attack), str(base / "correct")]
-        command += ["--jobs", "2", "--tier", tier, "--json", str(base / "grades.json")]
+        command += ["--jobs", "2", "--tier", tier, "--json", str(base / "grades.json"), *also]
         started = time.monotonic()
         done = subprocess.run(command, env={**os.environ, "TMPDIR": str(temp)}, capture_output=True, text=True)
         seconds = time.monotonic() - started
@@ -114,7 +115,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tiers", default=",".join(TIERS))
     parser.add_argument("--attacks", default=",".join(ATTACKS))
-    parser.add_argument("--disk-size", default="900m", help="the tmpfs disk_outrun shares with the correct sample")
+    parser.add_argument("--disk-size", default="1000m", help="the tmpfs disk_outrun shares with the correct sample")
+    parser.add_argument(
+        "--also", action="append", default=[], metavar="ARG", help="one more argument for grade (--also=--unisolated)"
+    )
     args = parser.parse_args()
     print("| attack | tier | attack's score | correct's score | time | left behind |")
     print("|---|---|---|---|---|---|")
@@ -122,7 +126,7 @@ def main() -> int:
         for tier in args.tiers.split(","):
             if attack == "disk_outrun" and tier in ("bubblewrap", "unshare"):
                 continue  # a tmpfs of its own: nothing to outrun (test_disk_of_its_own grades the disk bomb there)
-            print(one(attack, tier, args.disk_size), flush=True)
+            print(one(attack, tier, args.disk_size, args.also), flush=True)
     return 0
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from dedup_harness.core.removal import Allocation, allocation, empty
+from dedup_harness.grade.sandbox.limits import Limits
 from dedup_harness.grade.sandbox.own_disk import INODES
 
 LOW_SPACE = 1 << 20  # a temp folder with less free is full
@@ -42,10 +43,11 @@ EVERY = 0.01  # seconds between two looks: a statvfs of the disk, nothing more
 ENTRIES = INODES  # files and folders a worker may have at once, on any disk: what its own tmpfs holds
 # What a worker can write past its limit before the watch holds it: what the disk takes in between two
 # looks, and the writes in flight when a look finds the bound passed (up to the file size limit each,
-# for every thread that writes at that moment). Measured by benchmarks/disk_watch_overshoot.py (a 900 MB
-# tmpfs, two at once, under load): 12 to 34 MiB past the limit for disk_outrun, 84 MiB for disk_bomb's
-# 48 MB files. Many threads each in a write of the file size limit could take it further.
-SLACK = 128 << 20
+# for every thread that writes at that moment): room for three such writes. Measured by
+# benchmarks/disk_watch_overshoot.py (two at once, under load): 2 to 40 MiB past the limit for
+# disk_outrun, 80 to 128 MiB for disk_bomb, whose threads write 48 MB files side by side. More threads,
+# each in a write of the file size limit at the same moment, could take it further.
+SLACK = 3 * Limits.file_bytes
 SPARE = 20  # on a disk that counts no inodes, the watch walks at most a twentieth of its time
 
 
