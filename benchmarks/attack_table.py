@@ -115,7 +115,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tiers", default=",".join(TIERS))
     parser.add_argument("--attacks", default=",".join(ATTACKS))
-    parser.add_argument("--disk-size", default="1000m", help="the tmpfs disk_outrun shares with the correct sample")
+    parser.add_argument("--disk-size", default="1100m", help="the tmpfs disk_outrun shares with the correct sample")
     parser.add_argument(
         "--also", action="append", default=[], metavar="ARG", help="one more argument for grade (--also=--unisolated)"
     )

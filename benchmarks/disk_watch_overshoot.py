@@ -9,7 +9,7 @@ tier asked for, while a thread samples the temp folder's used blocks every 2 ms;
 above what the folder held before, the scores, and the time. The figures are printed, not asserted.
 
 Run as root: ``python benchmarks/disk_watch_overshoot.py [--rounds N] [--tiers landlock,seccomp]
-[--size 1000m] [--samples disk_outrun,disk_bomb]``. It mounts a tmpfs of ``--size`` as the temp folder
+[--size 1100m] [--samples disk_outrun,disk_bomb]``. It mounts a tmpfs of ``--size`` as the temp folder
 (two limits of 256 MiB, the slack beside each, and the grader's own files). With ``PYTHONPATH`` naming
 another checkout's ``harness`` folder it grades with that one (the samples stay this checkout's).
 """
@@ -82,7 +82,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--tiers", default="landlock,seccomp")
     parser.add_argument("--samples", default="disk_outrun,disk_bomb")
-    parser.add_argument("--size", default="1000m")
+    parser.add_argument("--size", default="1100m")
     args = parser.parse_args()
     if os.geteuid() != 0:
         print("run as root: it mounts a tmpfs for the temp folder", file=sys.stderr)

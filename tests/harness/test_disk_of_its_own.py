@@ -11,7 +11,7 @@ hold two submissions' disk limits, and the grader grades one at a time and says 
 ``disk_outrun`` plants 100,000 empty files and folders in its home, then writes 32 MB files in a
 loop: it outran a watch that walked its tree on every look and backed off after a long walk. In the
 tiers that share the temp folder's disk, graded beside the correct sample with a temp folder that
-holds both at once (two limits and the room a watch may let each write past it, 1,000 MB), the
+holds both at once (two limits and the room a watch may let each write past it, 1,100 MB), the
 correct sample keeps full marks and the outrunner gets "disk full": its watch never let the temp
 folder fill.
 """
@@ -48,7 +48,7 @@ SHARED_DISK_CASES = [
     Case("container", "landlock"),
     Case("container", "seccomp"),
 ]
-ROOM_FOR_TWO = "1000m"  # two submissions' 256 MiB limits, and 192 MiB past each a watch may let through
+ROOM_FOR_TWO = "1100m"  # two submissions' 256 MiB limits, and 256 MiB past each a watch may let through
 
 
 @contextlib.contextmanager
@@ -109,7 +109,7 @@ def test_the_bomb_gets_a_disk_full_verdict_of_its_own(batch: Batch) -> None:
 
 def test_without_a_disk_of_its_own_the_batch_is_graded_one_at_a_time(batch: Batch) -> None:
     """20 MB cannot hold two submissions' 256 MiB: the grader says so before it grades."""
-    one_at_a_time = "holds 0 submission(s) of 256 MiB of disk (and 192 MiB its watch may let it write past that) at a"
+    one_at_a_time = "holds 0 submission(s) of 256 MiB of disk (and 256 MiB its watch may let it write past that) at a"
     one_at_a_time += " time: grading one at a time"
     assert (one_at_a_time in batch.stderr) == (batch.case.tier in ("landlock", "seccomp")), batch.stderr
 

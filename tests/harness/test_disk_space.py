@@ -135,10 +135,10 @@ def setup(tier: Tier, *, own_disk: bool, decides_files: bool = True) -> WorkerSe
 
 def test_a_temp_folder_that_holds_fewer_disk_limits_than_jobs_gets_fewer_at_a_time() -> None:
     """Each takes its limit and what its watch may let it write past that between two looks."""
-    room = fit(setup(Tier.LANDLOCK, own_disk=False), 4, 256 * MIB, (1000 * MIB, "free in /tmp"))
+    room = fit(setup(Tier.LANDLOCK, own_disk=False), 4, 256 * MIB, (1100 * MIB, "free in /tmp"))
     assert room.jobs == 2
     assert room.reasons == [
-        "1000 MiB free in /tmp holds 2 submission(s) of 256 MiB of disk (and 192 MiB its watch may let it write "
+        "1100 MiB free in /tmp holds 2 submission(s) of 256 MiB of disk (and 256 MiB its watch may let it write "
         "past that) at a time: grading 2 at a time instead of 4"
     ]
 

@@ -43,11 +43,12 @@ EVERY = 0.01  # seconds between two looks: a statvfs of the disk, nothing more
 ENTRIES = INODES  # files and folders a worker may have at once, on any disk: what its own tmpfs holds
 # What a worker can write past its limit before the watch holds it: what the disk takes in between two
 # looks, and the writes in flight when a look finds the bound passed (up to the file size limit each,
-# for every thread that writes at that moment): room for three such writes. Measured by
-# benchmarks/disk_watch_overshoot.py (two at once, under load): 2 to 40 MiB past the limit for
-# disk_outrun, 80 to 128 MiB for disk_bomb, whose threads write 48 MB files side by side. More threads,
-# each in a write of the file size limit at the same moment, could take it further.
-SLACK = 3 * Limits.file_bytes
+# for every thread that writes at that moment: holding the worker still waits for them), room for four
+# such writes. Measured by benchmarks/disk_watch_overshoot.py (two at once, under load): 2 to 40 MiB
+# past the limit for disk_outrun, 80 to 176 MiB for disk_bomb, which starts a writing thread at every
+# call (48 MB files, side by side). More threads, each in a write of the file size limit at the same
+# moment, could take it further: the worst is every thread it may have (32) in one, 2 GiB.
+SLACK = 4 * Limits.file_bytes
 SPARE = 20  # on a disk that counts no inodes, the watch walks at most a twentieth of its time
 
 

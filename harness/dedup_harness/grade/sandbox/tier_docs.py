@@ -98,7 +98,7 @@ signal it; if anything gets through, `grade` stops and says how to isolate the w
   when their change could have taken the worker past a limit does it walk what the worker wrote,
   holding it still meanwhile; between calls the worker is paused, and a batch grades only as many at
   a time as the free space holds, each with its limit and the room beside it for what it can write
-  between two looks (three writes of the file size limit).
+  between two looks (four writes of the file size limit).
 - Where nothing but file modes would keep the workers apart (a non-root grader in the seccomp or
   none tier: its workers share its uid), or a worker from its classmates' originals (the seccomp
   tier on a kernel before 5.14), the batch grades one submission at a time, and says so.
