@@ -66,7 +66,7 @@ print('held', flush=True); input()
 """
 
 
-def test_what_a_process_writes_into_memory_it_freed_counts_as_touched_though_its_peak_stays() -> None:
+def test_what_a_process_writes_into_memory_it_freed_counts_as_reused_though_its_peak_stays() -> None:
     child = subprocess.Popen([sys.executable, "-c", SLACK], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "ready"
@@ -80,6 +80,7 @@ def test_what_a_process_writes_into_memory_it_freed_counts_as_touched_though_its
         assert now is not None
         assert now.peak - base.peak < 4 << 20  # the slack took them: the resident size hardly grew
         assert now.touched - base.touched > 14 << 20  # every page written counts
+        assert now.touched_already_resident(base) > 10 << 20  # and most were resident before: reused
     finally:
         child.kill()
         child.wait()

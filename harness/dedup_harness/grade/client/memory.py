@@ -8,13 +8,17 @@ two ways, and the block's figure is the larger:
 - the growth of the peak resident size (VmHWM), reset to the present resident size right before the
   block (writing 5 to /proc/PID/clear_refs), so what the import or anything earlier touched and freed
   (a 200 MB spike at import, say) never counts: the peak is what the block itself added;
-- the anonymous memory the block touched (its referenced bits cleared right before it, clear_refs 1;
-  then ``procfs.anonymous_touched``), read when the judge marks the moment a stage holding the
-  documents holds them all, and again at the end: two figures. A resident size does not grow when the
-  allocator hands out memory that was freed but kept: a submission that fills 60 MB at import and
-  frees every other block holds 30 MB of slack no peak shows, and every document fits in it. Writing
-  there touches it. (By the end, what the stage allocated and freed meanwhile has wandered over the
-  slack too, for either corpus: the mark is where the held documents show.)
+- the memory the block reused: the anonymous memory it touched (its referenced bits cleared right
+  before it, clear_refs 1; then ``procfs.anonymous_touched``) less what became resident meanwhile
+  (RssAnon's growth), read when the judge marks the moment a stage holding the documents holds them
+  all, and again at the end: two figures. A resident size does not grow when the allocator hands out
+  memory that was freed but kept: a submission that fills 60 MB at import and frees every other
+  block holds 30 MB of slack no peak shows, and every document fits in it. Writing there touches it.
+  (All it touched would be a noisy figure: a correct stage's own short-lived allocations wander over
+  the heap it grows, touching up to a megabyte more for the larger corpus; those pages are new, and
+  the first figure counts them. By the end, what the stage allocated and freed has wandered over the
+  slack too, for either corpus: the mark is where the held documents show.) Hiding the documents
+  from this figure by making more memory resident shows in the first.
 
 Each block still gets a fresh worker. A worker keeps much of the memory a block freed, and the next
 block can fill that slack without its resident size growing: with one worker for both of the
@@ -45,7 +49,12 @@ CLEAR_REFERENCED = b"1"  # written there too: every page of the process reads as
 
 class Reading(NamedTuple):
     peak: int  # the peak resident size (VmHWM) of every process, summed
+    anonymous: int  # their resident anonymous memory now (RssAnon)
     touched: int  # the anonymous memory they touched since it was cleared
+
+    def touched_already_resident(self, base: Reading) -> int:
+        """What the block touched of the memory resident when it began: all it touched, less what became resident."""
+        return self.touched - base.touched - max(0, self.anonymous - base.anonymous)
 
 
 def total(values: list[int | None]) -> int | None:
@@ -55,8 +64,11 @@ def total(values: list[int | None]) -> int | None:
 def read(pids: list[int]) -> Reading | None:
     """The processes' figures now; None if any is gone or unreadable."""
     peak = total([memory_bytes(pid, "VmHWM") for pid in pids])
+    anonymous = total([memory_bytes(pid, "RssAnon") for pid in pids])
     touched = total([anonymous_touched(pid) for pid in pids])
-    return None if peak is None or touched is None or not pids else Reading(peak, touched)
+    if peak is None or anonymous is None or touched is None or not pids:
+        return None
+    return Reading(peak, anonymous, touched)
 
 
 def reset(pids: list[int]) -> Reading | None:
@@ -80,7 +92,7 @@ class WorkerMemory:
         self.figures: dict[str, int] = {}
         self.pids: list[int] = []
         self.base: Reading | None = None
-        self.touched: list[int] = []  # at each mark
+        self.marked: list[Reading] = []  # at each mark
 
     def __enter__(self) -> WorkerMemory:
         self.proxy.restart_worker()
@@ -92,7 +104,7 @@ class WorkerMemory:
         """Now a stage that holds the documents holds them all (its input is read, its output not yet)."""
         now = self._read()
         if now is not None:
-            self.touched.append(now.touched)
+            self.marked.append(now)
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
@@ -100,9 +112,10 @@ class WorkerMemory:
         now = self._read()
         if self.base is None or now is None:
             return  # unreadable, or the worker was replaced during the block: nothing can be said of its memory
-        self.figures = {"resident at the peak": now.peak - self.base.peak, "touched": now.touched - self.base.touched}
-        if len(self.touched) == 1:
-            self.figures["touched at the mark"] = self.touched[0] - self.base.touched
+        base = self.base
+        self.figures = {"resident at the peak": now.peak - base.peak, "reused": now.touched_already_resident(base)}
+        if len(self.marked) == 1:
+            self.figures["reused at the mark"] = self.marked[0].touched_already_resident(base)
 
     def _read(self) -> Reading | None:
         if self.base is None or self._pids() != self.pids:
