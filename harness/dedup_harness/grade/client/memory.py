@@ -30,7 +30,8 @@ Memory no process shows (shared memory, an anonymous memory file, a pipe's buffe
 worker's seccomp filter. A figure that cannot be reset or read (the worker made itself undumpable, or
 died) is no measurement: ``figures`` stays empty, and the check fails. Everything is read with the
 worker's file-system identity (``grade.identity``): the kernel shows another process's memory map
-only to its own uid or to CAP_SYS_PTRACE, which a container's root lacks.
+only to its own uid or to CAP_SYS_PTRACE, which a container's root lacks (and only while the process
+is dumpable: the worker's filter refuses prctl(PR_SET_DUMPABLE)).
 """
 
 from __future__ import annotations
@@ -53,8 +54,12 @@ class Reading(NamedTuple):
     touched: int  # the anonymous memory they touched since it was cleared
 
     def touched_already_resident(self, base: Reading) -> int:
-        """What the block touched of the memory resident when it began: all it touched, less what became resident."""
-        return self.touched - base.touched - max(0, self.anonymous - base.anonymous)
+        """What the block touched of the memory resident when it began: all it touched, less what became resident.
+
+        All since the reset, not since ``base`` was read: a page the worker touched in between (a fresh
+        worker may still be busy) is counted once either way, by whichever reading comes after.
+        """
+        return self.touched - max(0, self.anonymous - base.anonymous)
 
 
 def total(values: list[int | None]) -> int | None:

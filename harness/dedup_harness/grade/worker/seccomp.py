@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from .arches import X32_SYSCALL_BIT, Arch
 from .bpf import ALU_AND_K, JA, JEQ_K, JGE_K, JSET_K, LD_W_ABS, OFF_ARCH, OFF_NR, Insn, Item, Label, Op, assemble, ret
 from .bpf import load_arg as arg
-from .syscalls import PR_SET_SECCOMP, ConfinementError, prctl, syscall
+from .syscalls import PR_SET_DUMPABLE, PR_SET_SECCOMP, ConfinementError, prctl, syscall
 
 RET_ALLOW = 0x7FFF0000
 RET_USER_NOTIF = 0x7FC00000
@@ -95,7 +95,9 @@ SIGNALS = "signals to other processes"
 # refused one was after, in the words the grader's list of refusals uses (``grade/kernel_refusals.py``).
 ARGUMENT_CHECKED: dict[str, str] = {
     "clone": "new processes or namespaces",
-    "prctl": "filters of its own",
+    # PR_SET_DUMPABLE 0 would hide its memory map and its /proc/PID/mem from a grader without CAP_SYS_PTRACE (a
+    # container's): the memory check could not measure it, nor the seccomp tier's grader read its file calls.
+    "prctl": "filters of its own, or its memory hidden from the grader",
     "setpriority": "other processes",
     "ioctl": "typing into a terminal",
     **dict.fromkeys(
@@ -204,7 +206,8 @@ def _ioctl() -> list[Item]:
 def _argument_blocks(signals: SignalPolicy) -> list[list[Item]]:
     """Every call whose verdict depends on its arguments, one block each."""
     own = (0, signals.pid)  # 0 means "the caller" for these calls
-    blocks = [_clone(), _kill(signals), _setpriority(signals.pid), _ioctl(), _arg_not("prctl", 0, (PR_SET_SECCOMP,))]
+    refused_prctl = (PR_SET_SECCOMP, PR_SET_DUMPABLE)
+    blocks = [_clone(), _kill(signals), _setpriority(signals.pid), _ioctl(), _arg_not("prctl", 0, refused_prctl)]
     blocks += [_arg_in(n, 0, (signals.pid,)) for n in ("tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")]
     blocks += [
         _arg_in(n, 0, own)
