@@ -36,8 +36,9 @@ def batch(request: pytest.FixtureRequest) -> Batch:
     return graded_in_a_temp_of_its_own(request, "classmate_reader", "dedup-harness-classmates-")
 
 
-def test_the_grader_survives_and_both_keep_full_marks(batch: Batch) -> None:
+def test_the_grader_survives_both_keep_full_marks_and_nothing_is_left(batch: Batch) -> None:
     assert batch.exit_status == 0, batch.stderr[-3000:]
+    assert batch.left == []
     assert batch.has_full_marks("correct"), batch.submission("correct")
     assert batch.has_full_marks("hostile"), batch.submission("hostile")
 
