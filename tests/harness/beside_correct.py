@@ -1,17 +1,20 @@
-"""Grade a hostile submission beside the correct sample, in one batch, in one setup and tier.
+"""Grade hostile submissions beside the correct sample, in one batch, in one setup and tier.
 
 The tests of what submissions graded at the same time can do to each other (``test_classmates``,
-``test_disk_of_its_own``) run the ``grade`` command in a setup of ``machine_setups`` on a hostile
-sample and ``samples/correct_different.py`` with ``--jobs 2``, so that both are graded at once, with
-the temp folder the test chose; then read the JSON report and what the grader said on stderr.
-``grade_with_correct`` grades any number of hostile submissions so, each made in a folder of its own
-by a ``Maker`` (a source written, or a folder shaped: ``upload_shapes``), beside a ``classmate``
-folder holding the correct sample that is not graded (what a link would reach).
+``test_disk_of_its_own``, ``test_memory_forgeries``, ``test_leftovers``, ``test_batch_attacks``) run the
+``grade`` command in a setup of ``machine_setups`` on hostile samples and ``samples/correct_different.py``
+with ``--jobs 2`` (so that two are graded at once), with the temp folder the test chose; then read the
+JSON report and what the grader said on stderr. ``grade_with_correct`` grades any number of hostile
+submissions so, each made in a folder of its own by a ``Maker`` (a source written, or a folder shaped:
+``upload_shapes``), beside a ``classmate`` folder holding the correct sample that is not graded (what a
+link would reach). The class folder is world-readable, as a TA's is, and lies under /tmp; a sample that
+names ``CLASS = None`` is given its path.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,6 +26,7 @@ from typing import Any
 import pytest
 
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.grade import file_decisions
 from grading_support import hostile_bytes
 from machine_setups import missing_for_setups, public_folder, setup_for
 
@@ -56,6 +60,7 @@ class Batch:
     report: dict[str, Any]
     gradescope: dict[str, Any] = field(default_factory=dict)  # each folder's results.json, when asked for
     base: Path = Path()  # where the submissions were (removed once graded)
+    left: list[str] = field(default_factory=list)  # what the temp folder held once the grade was done
 
     def submission(self, name: str) -> dict[str, Any]:
         return next(s for s in self.report["submissions"] if Path(s["submission"]).name == name)
@@ -73,13 +78,41 @@ class Batch:
 
 
 def writes(source: bytes) -> Maker:
-    """A submission that is one dedup.py of these bytes."""
-    return lambda folder, classmate: (folder / "dedup.py").write_bytes(source)
+    """A submission that is one dedup.py of these bytes (``CLASS = None`` given the class folder's path)."""
+
+    def make(folder: Path, classmate: Path) -> None:
+        named = source.replace(b"CLASS = None", f"CLASS = {str(folder.parent)!r}".encode(), 1)
+        (folder / "dedup.py").write_bytes(named)
+
+    return make
 
 
-def grade_beside_correct(case: Case, request: pytest.FixtureRequest, hostile: str, temp: Path) -> Batch:
-    """``grade HOSTILE CORRECT --jobs 2 --tier TIER`` in the case's setup, with ``temp`` as TMPDIR."""
-    return grade_with_correct(case, request, {"hostile": writes(hostile_bytes(hostile))}, temp)
+def graded_in_a_temp_of_its_own(request: pytest.FixtureRequest, hostile: str | Mapping[str, str], prefix: str) -> Batch:
+    """``grade_beside_correct`` in ``request.param``'s case, with a fresh world-writable temp folder (so that every
+    session in it is this batch's), removed afterwards; ``left`` says what it held then."""
+    temp = public_folder(prefix)
+    temp.chmod(0o1777)
+    try:
+        graded = grade_beside_correct(request.param, request, hostile, temp)
+        graded.left = sorted(os.listdir(temp))
+        return graded
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+
+
+def grade_beside_correct(
+    case: Case, request: pytest.FixtureRequest, hostile: str | Mapping[str, str], temp: Path
+) -> Batch:
+    """``grade HOSTILE... CORRECT --jobs 2 --tier TIER`` in the case's setup, with ``temp`` as TMPDIR.
+
+    ``hostile``: a sample's name (graded as ``hostile``), or sources by the name of their folder.
+    """
+    sources = (
+        {"hostile": hostile_bytes(hostile)}
+        if isinstance(hostile, str)
+        else {name: source.encode("utf-8") for name, source in hostile.items()}
+    )
+    return grade_with_correct(case, request, {name: writes(source) for name, source in sources.items()}, temp)
 
 
 def grade_with_correct(
@@ -111,8 +144,8 @@ def grade_with_correct(
         command = [*setup.prefix, str(python), "-m", "dedup_harness.cli", "grade", *(str(base / h) for h in hostiles)]
         command += [str(base / "correct"), "--jobs", "2", "--tier", case.tier, "--json", str(outputs / "grades.json")]
         command += [*options, *(["--gradescope", str(outputs / "gradescope")] if gradescope else [])]
-        if case.tier == "seccomp":  # the checkout is readable by the worker's uid: the preflight would refuse
-            command.append("--unisolated")
+        if case.tier == "seccomp" and not file_decisions.works_here():  # the checkout is readable by the worker's
+            command.append("--unisolated")  # uid, and only the grader's decisions keep it out: the preflight refuses
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": str(base), "LANG": "C.UTF-8"}
         env["TMPDIR"] = str(temp)
         done = subprocess.run(command, env=env, cwd=base, capture_output=True, text=True, timeout=1800, check=False)

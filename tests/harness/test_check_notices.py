@@ -25,12 +25,19 @@ from dedup_harness.check.run import Checked
 from dedup_harness.core.outcome_recorder import crash_site
 from dedup_harness.grade.reports.model import GradeReport, Status
 from dedup_harness.grade.scoring import ZERO
-from dedup_harness.grade.worker.categories import FILES, NETWORK, PROCESSES, SIGNALS
+from dedup_harness.grade.worker.categories import FILES, NETWORK, PROCESSES, SHARED_MEMORY, SIGNALS
 
 SNIPPETS = {
     NETWORK: "def run(tmp):\n    socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close()\n",
     FILES: "def run(tmp):\n    os.rmdir(tempfile.mkdtemp(dir=tmp))\n",
     SIGNALS: "def run(tmp):\n    try:\n        os.kill(2**22 + 12345, 0)\n    except OSError:\n        pass\n",
+    # CPython raises no audit event for these two; check's wrappers raise one
+    PROCESSES: "def run(tmp):\n    for fd in os.pipe():\n        os.close(fd)\n",
+    **(
+        {SHARED_MEMORY: "def run(tmp):\n    os.close(os.memfd_create('spool'))\n"}
+        if hasattr(os, "memfd_create")
+        else {}
+    ),
 }
 
 
@@ -95,6 +102,28 @@ def test_module_level_code_is_noticed_at_import_and_counts_in_every_check(record
     exec(compile(at_import, str(tmp_path / "root" / "corpus" / "dedup.py"), "exec"), namespace)
     assert [n.check for n in recorder.noticed] == [IMPORT]
     assert recorder.of("test_hand_example_three_documents") == recorder.noticed
+
+
+def test_an_import_counts_in_a_check_and_not_at_import(recorder: Recorder, tmp_path: Path) -> None:
+    """Importing a pool's machinery uses nothing yet (``ProcessPoolExecutor`` imports the pipes' module): grade
+    refuses nothing then. A check that imports it is about to make a pool, queue or lock. (The import event is
+    raised as CPython raises it, the module being imported already.)"""
+    recorder.check = "test_stats_name_every_key"
+    raised = "sys.audit('import', 'multiprocessing.connection', None, [], [], [])\n"
+    exec(compile(f"import sys\n{raised}", str(tmp_path / "root" / "corpus" / "dedup.py"), "exec"), {})
+    assert recorder.noticed == []
+    run = students(tmp_path, f"def run(tmp):\n    import sys\n    {raised}")
+    run(tmp_path)
+    assert [(n.check, n.category) for n in recorder.noticed] == [("test_stats_name_every_key", PROCESSES)]
+
+
+def test_ctypes_is_said_to_be_beyond_checks_view(recorder: Recorder, tmp_path: Path) -> None:
+    """What a call through ctypes does only grade's kernel filter sees: check keeps where it happened, first."""
+    recorder.check = "test_fixture_duplicate_counts"
+    students(tmp_path, "import ctypes\ndef run(tmp):\n    return ctypes.CDLL(None).getpid()\n")(tmp_path)
+    assert recorder.noticed == []
+    assert [site.split(" line ")[0] for site in recorder.unforeseen] == ["dedup.py"]
+    assert Checked(GradeReport("x", Status.GRADED, ZERO + 14, ZERO + 14, []), [], [], False, recorder.unforeseen).exit_status() == 1
 
 
 def test_nothing_is_refused_and_the_first_of_each_kind_in_a_check_is_kept(recorder: Recorder, tmp_path: Path) -> None:

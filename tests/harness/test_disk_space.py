@@ -3,16 +3,19 @@ no recursion however deep; and how many submissions a batch grades at once for t
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from dedup_harness.core.removal import allocated_bytes, empty
-from dedup_harness.grade.sandbox.disk import DiskWatch, WorkerDisk
+from dedup_harness.core.removal import Allocation, allocated_bytes, empty
+from dedup_harness.grade.sandbox import disk as disk_module
+from dedup_harness.grade.sandbox.disk import ENTRIES, LOW_SPACE, DiskState, DiskWatch, Look, WorkerDisk
 from dedup_harness.grade.sandbox.interpreter import Interpreter
+from dedup_harness.grade.sandbox.leftovers import remove_files_of
 from dedup_harness.grade.sandbox.room import fit
-from dedup_harness.grade.sandbox.session import remove_owned_by
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup
 from dedup_harness.grade.sandbox.users import claim_slot, grader_of, release_slot, worker_uid
 
@@ -58,7 +61,7 @@ def test_only_the_workers_own_entries_are_removed_from_a_public_folder(tmp_path:
         (tmp_path / name).mkdir()
         (tmp_path / name / "f").write_text(name, encoding="utf-8")
     os.chown(tmp_path / "its", 200_000_001, 200_000_001)
-    remove_owned_by(200_000_001, [str(tmp_path)])
+    remove_files_of(200_000_001, [str(tmp_path)])
     assert [p.name for p in tmp_path.iterdir()] == ["theirs"]
 
 
@@ -77,27 +80,79 @@ def test_a_worker_past_its_limit_is_told_disk_full_and_what_it_wrote_goes(tmp_pa
     assert list(home.iterdir()) == [] and list(spool.iterdir()) == [] and spool.is_dir()
 
 
-def test_the_watch_stops_the_worker_once_at_the_first_overrun() -> None:
+def test_the_watch_stops_the_worker_once_at_the_first_overrun_holding_it_still_to_measure(tmp_path: Path) -> None:
+    home, shared = tmp_path / "home", tmp_path / "shared"
+    home.mkdir()
+    shared.mkdir()
+    (home / "big").write_bytes(b"x" * (2 * MIB))
     stops: list[str] = []
-    said: list[str | None] = [None, "disk full: of course"]
-    watch = DiskWatch(lambda: said[-1], lambda: stops.append("stopped"))
+    holds: list[str] = []
+
+    @contextlib.contextmanager
+    def hold() -> Iterator[None]:
+        holds.append("held")
+        yield
+
+    watch = DiskWatch(WorkerDisk(home, shared, MIB, own=False), lambda: stops.append("stopped"), hold)
     try:
         assert watch.look() and watch.look()
     finally:
         watch.end()
-    assert stops == ["stopped"] and watch.verdict == "disk full: of course"
+    assert stops == ["stopped"] and watch.verdict == "disk full: the submission wrote more than its 1 MiB of disk"
+    assert holds  # every walk was made with the worker held still
 
 
-def setup(tier: Tier, *, own_disk: bool) -> WorkerSetup:
-    return WorkerSetup(tier, Interpreter("/usr/bin/python3"), 7, True, own_disk=own_disk)
+def test_a_look_walks_only_when_what_the_disk_gained_could_take_the_worker_past_a_limit() -> None:
+    disk = WorkerDisk(Path("/nonexistent/home"), Path("/nonexistent/shared"), 100 * MIB, own=False)
+    last = Look(Allocation(10 * MIB, 100), DiskState(used=5000 * MIB, inodes=1000, free=500 * MIB, counts_inodes=True))
+    gained = lambda used, inodes: DiskState(5000 * MIB + used, 1000 + inodes, 500 * MIB - used, True)  # noqa: E731
+    assert not disk.could_have_overrun(last, gained(80 * MIB, 10))  # 10 + 80 MiB: within its 100
+    assert disk.could_have_overrun(last, gained(91 * MIB, 10))  # were all of it the worker's: past its limit
+    assert disk.could_have_overrun(last, gained(0, ENTRIES))  # as many new inodes: past the entries it may have
+    assert disk.could_have_overrun(last, DiskState(5000 * MIB, 1000, LOW_SPACE - 1, True))  # the disk is full
+
+
+def test_more_files_and_folders_than_a_tmpfs_of_its_own_would_hold_is_a_full_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(disk_module, "ENTRIES", 10)
+    home, shared = tmp_path / "home", tmp_path / "shared"
+    home.mkdir()
+    shared.mkdir()
+    for n in range(30):
+        (home / str(n)).touch()
+    held = WorkerDisk(home, shared, MIB, own=False).held()
+    assert held.entries == 11  # the walk stopped there
+    assert WorkerDisk(home, shared, MIB, own=False).overrun(held) == (
+        "disk full: the submission made more than 10 files and folders"
+    )
+
+
+def setup(tier: Tier, *, own_disk: bool, decides_files: bool = True) -> WorkerSetup:
+    decides = decides_files and tier is Tier.SECCOMP
+    return WorkerSetup(tier, Interpreter("/usr/bin/python3"), 7, True, own_disk=own_disk, decides_files=decides)
 
 
 def test_a_temp_folder_that_holds_fewer_disk_limits_than_jobs_gets_fewer_at_a_time() -> None:
-    room = fit(setup(Tier.LANDLOCK, own_disk=False), 4, 256 * MIB, (600 * MIB, "free in /tmp"))
+    """Each takes its limit and what its watch may let it write past that between two looks."""
+    room = fit(setup(Tier.LANDLOCK, own_disk=False), 4, 256 * MIB, (1100 * MIB, "free in /tmp"))
     assert room.jobs == 2
     assert room.reasons == [
-        "600 MiB free in /tmp holds 2 submission(s) of 256 MiB of disk at a time: grading 2 at a time instead of 4"
+        "1100 MiB free in /tmp holds 2 submission(s) of 256 MiB of disk (and 256 MiB its watch may let it write "
+        "past that) at a time: grading 2 at a time instead of 4"
     ]
+
+
+def test_a_tmpfs_of_its_own_takes_no_more_than_its_limit() -> None:
+    room = fit(setup(Tier.BUBBLEWRAP, own_disk=True), 4, 256 * MIB, (800 * MIB, "of memory available"))
+    assert room.jobs == 3
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="as root the seccomp tier's workers have uids of their own")
+def test_a_seccomp_tier_whose_grader_cannot_decide_file_calls_grades_one_at_a_time() -> None:
+    room = fit(setup(Tier.SECCOMP, own_disk=False, decides_files=False), 4, 256 * MIB, (1 << 40, "free in /tmp"))
+    assert room.jobs == 1
+    assert "does not let the grader decide the worker's file calls" in room.reasons[0]
 
 
 def test_a_temp_folder_that_holds_not_one_disk_limit_gets_one_at_a_time() -> None:

@@ -9,16 +9,15 @@ connects nowhere. (``test_tiers`` grades the attacks through the grader, the hoo
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
-import subprocess
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from confined_child import run_confined
 
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
@@ -27,10 +26,10 @@ from dedup_harness.grade.kernel_refusals import KernelRefusals, Refusal, categor
 from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.protections import HOOK_REFUSALS, KERNEL_REFUSALS
 from dedup_harness.grade.worker import arches, landlock
-from dedup_harness.grade.worker.categories import NETWORK, NONE, PROCESSES, SIGNALS
+from dedup_harness.grade.worker.categories import NETWORK, NONE, PROCESSES, SHARED_MEMORY, SIGNALS
 from dedup_harness.grade.worker.wire import MAX_ATTEMPTS
 from grading_support import grade
-from machine_setups import SYSTEM_PYTHON, Setup, public_folder
+from machine_setups import Setup, public_folder
 
 WORKER = Path(landlock.__file__).resolve().parent
 X86 = arches.ARCHES["x86_64"]
@@ -72,30 +71,8 @@ def run_child(
 
     With ``stop_first`` the grader stops listening once the child is confined, before its calls.
     """
-    here, there = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-    watch = KernelRefusals(here)
     code = CHILD + textwrap.dedent(body) + "\nprint(json.dumps(R))\n"
-    spec = json.dumps({"lib": str(lib), "fd": there.fileno()})
-    with subprocess.Popen(
-        [*setup.prefix, SYSTEM_PYTHON, "-I", "-S", "-B", "-c", code, spec],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd="/",
-        pass_fds=(there.fileno(),),
-    ) as child:
-        there.close()
-        assert child.stdout is not None and child.stdin is not None
-        assert child.stdout.readline() == "ready\n", child.stderr.read() if child.stderr else ""
-        listening = watch.listening(10)
-        if stop_first:
-            watch.close()
-        out, err = child.communicate("go\n", timeout=60)
-    assert child.returncode == 0, err
-    if not stop_first:
-        watch.close()
-    return json.loads(out.strip().splitlines()[-1]), watch.take(), listening
+    return run_confined(setup.prefix, code, {"lib": str(lib)}, stop_first=stop_first)
 
 
 def test_refused_libc_calls_are_reported_by_the_kernel_and_allowed_ones_are_not(setup: Setup, lib: Path) -> None:
@@ -131,7 +108,7 @@ def test_a_filter_of_the_childs_own_is_refused_and_reported(setup: Setup, lib: P
     assert (recorded["seccomp(1, 0, 0)"], recorded["prctl(22, 2, 0)"]) == ("EPERM", "EPERM")
     assert refusals == [
         Refusal("the kernel refused seccomp(): filters of its own (seccomp)", NONE),
-        Refusal("the kernel refused prctl(): filters of its own (seccomp)", NONE),
+        Refusal("the kernel refused prctl(): filters of its own, or its memory hidden from the grader (seccomp)", NONE),
     ]
 
 
@@ -146,7 +123,7 @@ def test_once_the_grader_stops_listening_a_refused_call_still_fails(setup: Setup
     ids=["the socket closed", "something that is not a listener"],
 )
 def test_without_a_listener_the_grader_knows_it_hears_nothing(sent: str, expected: bool) -> None:
-    here, there = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+    here, there = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     watch = KernelRefusals(here)
     if sent == "a pipe":
         read, write = os.pipe()
@@ -165,6 +142,7 @@ def test_without_a_listener_the_grader_knows_it_hears_nothing(sent: str, expecte
         (62, X86.audit_arch, (0xFFFFFFFF, 15), "kill(pid -1, signal 15): signals to other processes"),
         (234, X86.audit_arch, (7, 8, 9), "tgkill(pid 7, signal 9): signals to other processes"),
         (101, X86.audit_arch, (16, 1), "ptrace(): other processes"),
+        (319, X86.audit_arch, (), "memfd_create(): memory outside the process"),
         (20, 0x40000003, (), "a system call of another architecture (number 20, audit arch 0x40000003)"),
         (0x40000000 | 41, X86.audit_arch, (), "an x32 system call (number 41)"),
     ],
@@ -186,6 +164,10 @@ def test_each_refusal_is_one_line_a_reader_understands(nr: int, arch: int, args:
         (234, X86.audit_arch, (7, 8, 9), SIGNALS),  # tgkill
         (424, X86.audit_arch, (3, 9), SIGNALS),  # pidfd_send_signal, listed with "other processes"
         (101, X86.audit_arch, (16, 1), NONE),  # ptrace
+        (319, X86.audit_arch, (), SHARED_MEMORY),  # memfd_create
+        (29, X86.audit_arch, (0, 1 << 20, 0o1600), SHARED_MEMORY),  # shmget
+        (293, X86.audit_arch, (), PROCESSES),  # pipe2: multiprocessing's queues are pipes
+        (285, X86.audit_arch, (3, 0, 0, 1 << 26), NONE),  # fallocate: disk, which no correct stage reserves
         (165, X86.audit_arch, (), NONE),  # mount
         (41, 0x40000003, (2, 2), NONE),  # another architecture's number 41
         (0x40000000 | 41, X86.audit_arch, (2, 2), NONE),  # x32

@@ -10,12 +10,13 @@ JSON, Gradescope, JUnit and HTML alike; the refused attempt is listed in each; t
 full marks. ``check``, on the student's own machine, refuses none of them and predicts each of these
 grades (``test_check_predicts_grade.py``).
 
-What each tier does with them: in every tier with Landlock (bubblewrap, unshare, landlock) all three
-lose every check but the split's (``paragraphs()`` alone) to the refusal (a pool's semaphore under
-/dev/shm and a folder in /tmp are refused by Landlock, the socket by the audit hook and seccomp), and
-the one announcing itself at import loses every check. The seccomp tier has no Landlock: /tmp is
-writable there, so ``spool_in_tmp`` is refused nothing and loses only the two checks that look for
-the spool under spool_dir; the pool gets as far as starting its processes, which are refused.
+What each tier does with them: in every tier all three lose every check but the split's (``paragraphs()``
+alone) to the refusal (a pool's semaphore under /dev/shm and a folder in /tmp are refused by Landlock,
+or in the seccomp tier by the grader, which decides every file call there; the socket by the audit hook
+and seccomp), and the one announcing itself at import loses every check. On a kernel where the seccomp
+tier's grader cannot decide file calls (before Linux 5.14) /tmp is writable there, so ``spool_in_tmp``
+is refused nothing and loses only the two checks that look for the spool under spool_dir; the pool gets
+as far as starting its processes, which are refused.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import pytest
 
 from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.grade import file_decisions
 from dedup_harness.grade.refused_words import SENTENCES
 from dedup_harness.grade.worker.categories import FILES, NETWORK, PROCESSES
 from grading_support import tier_param
@@ -77,9 +79,14 @@ class Batch:
         found = json.loads(self.output("g.json"))["submissions"]
         return next(s for s in found if Path(s["submission"]).name == name)
 
+    @property
+    def blind(self) -> bool:
+        """The seccomp tier on a kernel where the grader cannot decide file calls: file modes alone."""
+        return self.tier == "seccomp" and not file_decisions.works_here()
+
     def refused(self) -> dict[str, str]:
         """The samples refused something in this tier, and the category of each."""
-        found = {name: c for name, c in REFUSED.items() if not (self.tier == "seccomp" and name == "spool_in_tmp")}
+        found = {name: c for name, c in REFUSED.items() if not (self.blind and name == "spool_in_tmp")}
         return {**found, AT_IMPORT: NETWORK}
 
 
@@ -94,9 +101,9 @@ def batch(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     (folder / AT_IMPORT).mkdir()
     announcing = (SUBMISSIONS / "refused" / "udp_metrics.py").read_text(encoding="utf-8") + '\nreport({"loaded": 1})\n'
     (folder / AT_IMPORT / "dedup.py").write_text(announcing, encoding="utf-8")
-    # The seccomp tier hides the harness by file modes only, which a checkout readable by all does not:
-    # the preflight would refuse it. These samples are correct code, not attacks.
-    unisolated = ["--unisolated"] if tier == "seccomp" else []
+    # Where the seccomp tier's grader cannot decide file calls it hides the harness by file modes only, which a
+    # checkout readable by all does not: the preflight would refuse it. These samples are correct code, not attacks.
+    unisolated = ["--unisolated"] if tier == "seccomp" and not file_decisions.works_here() else []
     printed = io.StringIO()
     cwd = Path.cwd()
     os.chdir(folder)
@@ -128,8 +135,7 @@ def test_each_check_lost_to_a_refusal_says_first_what_the_grader_refuses(batch: 
             crashed = any(f"it crashed: {start}" in line for line in check["feedback"] for start in CRASHED_ON_REFUSAL)
             assert said(check) == ([SENTENCES[category]] if crashed else []), (name, check)
             assert not crashed or check["feedback"][0] == SENTENCES[category], (name, check)
-        with_landlock = batch.tier != "seccomp"  # there the pool's refused forks leak descriptors: later crashes differ
-        if with_landlock or name != "pool_hashing":
+        if not batch.blind or name != "pool_hashing":  # there its refused forks leak descriptors: later crashes differ
             assert all(said(check) for check in lost), name
 
 
@@ -169,11 +175,12 @@ def test_alone_in_the_strongest_tier_the_terminal_says_it_first_and_lists_the_at
     assert words(ATTEMPT[name]) in terminal
 
 
-def test_the_tmp_spool_is_refused_under_landlock_and_elsewhere_fails_only_the_spool_checks(batch: Batch) -> None:
-    """The seccomp tier has no Landlock: there the spool in /tmp works, and lies where the spool checks do not look."""
+def test_the_tmp_spool_is_refused_and_where_it_cannot_be_fails_only_the_spool_checks(batch: Batch) -> None:
+    """Where nothing refuses /tmp (the seccomp tier before Linux 5.14) the spool there works, and lies where the
+    spool checks do not look."""
     submission = batch.submission("spool_in_tmp")
     lost = [check for check in submission["checks"] if check["outcome"] != "passed"]
-    if batch.tier != "seccomp":
+    if not batch.blind:
         assert [c["feedback"][0] for c in lost] == [SENTENCES[FILES]] * (len(CHECKS) - 1)  # all but the split
         return
     assert [(c["name"], c["outcome"]) for c in lost] == [(name, "failed") for name in SPOOL_CHECKS]

@@ -24,7 +24,7 @@ from dedup_harness.grade.grader import from_sidecar
 from dedup_harness.grade.refused_words import SENTENCES
 from dedup_harness.grade.reports import gradescope, json_report, junit
 from dedup_harness.grade.worker.audit import AuditHook
-from dedup_harness.grade.worker.categories import CATEGORIES, FILES, NETWORK, NONE, PROCESSES, SIGNALS
+from dedup_harness.grade.worker.categories import CATEGORIES, FILES, NETWORK, NONE, PROCESSES, SHARED_MEMORY, SIGNALS
 from grade_fakes import OPTIONS, case, suite_result
 
 NAME = "test_hand_example_three_documents"
@@ -42,6 +42,8 @@ STUDENTS_PAGE = DATA_ROOT / "docs" / "check.md"
         ("os.fork", (), PROCESSES),
         ("subprocess.Popen", ("/bin/sh", ["sh"], None, None), PROCESSES),
         ("import", ("multiprocessing.synchronize", None, [], [], []), PROCESSES),
+        ("import", ("multiprocessing.connection", None, [], [], []), PROCESSES),
+        ("import", ("_posixshmem", None, [], [], []), SHARED_MEMORY),
         ("os.kill", (os.getpid() + 1, 15), SIGNALS),
         ("os.killpg", (1, 9), SIGNALS),
         ("open", ("/tmp/spool.jsonl", "w", os.O_WRONLY | os.O_CREAT), FILES),

@@ -71,6 +71,7 @@ POLICY = [
     ("ioctl", (0, 0x5412), EPERM),
     ("seccomp", (1, 0, 0), EPERM),
     ("prctl", (22, 2, 0), EPERM),  # PR_SET_SECCOMP: no filter of the submission's own
+    ("prctl", (4, 0, 0), EPERM),  # PR_SET_DUMPABLE: its memory map stays the grader's to read
     ("prctl", (38, 1, 0), ALLOW),  # PR_SET_NO_NEW_PRIVS
     ("prctl", (15, 0, 0), ALLOW),  # PR_SET_NAME
 ]

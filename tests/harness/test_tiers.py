@@ -2,7 +2,8 @@
 
 The setups (``machine_setups``): root with and without bubblewrap (CI), a non-root user with and
 without it (a TA's laptop), a container's capability set without it (Gradescope), and the Landlock
-tier forced where no namespace is wanted. In each, one batch grades the reference's own dedup.py,
+and seccomp tiers forced where no namespace is wanted (in the seccomp tier the grader decides every
+file call the worker makes). In each, one batch grades the reference's own dedup.py,
 ``tier_attacks`` (the reference plus attacks at import) and the same attacks after the silencing
 trick (the worker's audit hook switched off), and the test checks from outside: all get full marks;
 the TCP and UDP listeners received nothing; the reference was not read; the victim (a process of the
@@ -26,6 +27,7 @@ from typing import Any
 import pytest
 
 from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.grade import file_decisions
 from dedup_harness.grade.listeners import Listeners
 from grading_support import hostile_source
 from machine_setups import (
@@ -128,9 +130,16 @@ def _grade_in(base: Path, case: Case, setup: Setup, python: Path) -> Graded:
     return Graded(done.returncode, done.stdout, done.stderr, files, report, received, victim_pending, secret)
 
 
-@pytest.fixture(scope="module", params=CASES, ids=case_id)
+# The seccomp tier (no namespaces, no Landlock) in every setup: only the grader's decisions of its file calls
+# keep the reference and the outputs out of reach (Linux 5.14 or later).
+SECCOMP_CASES = [Case(setup, False, "seccomp", "seccomp") for setup in ("root", "user", "container")]
+
+
+@pytest.fixture(scope="module", params=[*CASES, *SECCOMP_CASES], ids=case_id)
 def graded(request: pytest.FixtureRequest) -> Graded:
     case: Case = request.param
+    if case.tier == "seccomp" and not file_decisions.works_here():
+        pytest.skip("the grader decides the seccomp tier's file calls only on Linux 5.14 or later")
     result = grade_as(case, request)
     assert result.exit_status == 0, f"grade exited {result.exit_status}:\n{result.stderr[-3000:]}"
     protections = [s["protections"] for s in result.report["submissions"]]
@@ -236,7 +245,7 @@ def test_the_report_names_the_refused_attempts_and_each_protection(graded: Grade
     assert "tried to reach the network" in attempts and "tried to send signal 15 to other processes" in attempts
     in_force = " ".join(attacks["protections"]["in_force"])
     assert "seccomp: installed" in in_force and "audit hook" in in_force
-    assert "Landlock files: everything denied" in in_force
+    assert "files: everything denied" in in_force
 
 
 @pytest.mark.parametrize("attacker", ["attacks", "silenced"])

@@ -19,6 +19,7 @@ from dedup_harness.core.checks import BY_NAME
 from dedup_harness.core.impl_under_test import UNDER_TEST_KEY
 from dedup_harness.core.judges import JUDGES, Subject, VerdictFailed
 from dedup_harness.core.memory_gauge import MEMORY_GAUGE_KEY, TracedMemory
+from dedup_harness.core.write_watch import WRITES_KEY, TempFolder
 
 FIXTURE_DIR = Path(__file__).resolve().parent.parent.parent / "fixtures" / "data.03"
 
@@ -31,13 +32,14 @@ def judge(request: pytest.FixtureRequest, impl: Any, tmp_path: Path) -> Judge:
 
     Each input is recorded first (``case_log``), so the grader can shrink a failing one with the same
     judge. A failing verdict is raised as a ``VerdictFailed`` (an AssertionError) that carries it as
-    data, for the outcome recorder to write beside the case. How memory is measured:
-    tracemalloc in this process, unless a plugin put its own gauge in the stash (the grader measures
-    its isolated worker).
+    data, for the outcome recorder to write beside the case. How memory is measured, and where a stage
+    may write besides its spool_dir: tracemalloc and the temp folder in this process, unless a plugin
+    put its own in the stash (the grader watches its isolated worker).
     """
     decide = JUDGES[BY_NAME[request.node.originalname].judged_as]
-    gauge = request.config.stash.get(MEMORY_GAUGE_KEY, TracedMemory)
-    subject = Subject(impl, tmp_path, gauge, own_filter=own_filter(request.config))
+    stash = request.config.stash
+    gauge, writes = stash.get(MEMORY_GAUGE_KEY, TracedMemory), stash.get(WRITES_KEY, TempFolder)
+    subject = Subject(impl, tmp_path, gauge, own_filter=own_filter(request.config), writes=writes)
 
     def judge(**inputs: Any) -> None:
         case_log.record(**inputs)

@@ -1,22 +1,28 @@
 """What grade would refuse, noticed while a student's code runs in ``check``'s own process: an audit hook that
 records and refuses nothing.
 
-The grader's worker refuses four things correct laptop code sometimes does: child processes,
-sockets, files outside the stage's folders, and signals to other processes. ``check`` runs the code
-in its own process, where all four work, so without this the student would see full marks that
-grade gives nothing for. The rules are the worker's own (``grade/worker/audit.py``, each met rule
-with its category as data, ``grade/worker/categories.py``); the hook here only asks them, and only
-of what the student's code does: an event counts when a frame of one of their files (their
-``dedup.py``, and their own ``doc``, ``hashing`` or ``bloom``) is on the stack, so the suite's own
-files, pytest and Hypothesis are never the student's doing.
+The grader's worker refuses five things laptop code sometimes does: child processes (and the pipes they
+talk through), sockets, files outside the stage's folders, signals to other processes, and memory
+outside the process. ``check`` runs the code in its own process, where all five work, so without this
+the student would see full marks that grade gives nothing for. The rules are the worker's own
+(``grade/worker/audit.py``, each met rule with its category as data, ``grade/worker/categories.py``; the
+seccomp filter's for the calls in ``UNAUDITED``); the hook here only asks them, and only of what the
+student's code does: an event counts when a frame of one of their files (their ``dedup.py``, and their
+own ``doc``, ``hashing`` or ``bloom``) is on the stack, so the suite's own files, pytest and Hypothesis
+are never the student's doing.
 
 Audit hooks (PEP 578) are part of CPython on every platform: nothing here needs /proc, a namespace
 or a Linux system call. A hook cannot be removed once added, so it is added once per process and
-switched off when its recording ends. One gap is closed by hand: multiprocessing's spawn and
-forkserver start methods (spawn is macOS's default) start a process through
-``multiprocessing.util.spawnv_passfds``, which raises no audit event of CPython's; it is wrapped to
-raise the one ``os.posix_spawn`` raises before it calls through (``watch_spawns``), so a pool is
-noticed in every check on a Mac as ``os.fork`` notices it on Linux.
+switched off when its recording ends. The gaps are closed by hand, each call wrapped to raise an event
+before it calls through (``watch_unaudited``): multiprocessing's spawn and forkserver start methods
+(spawn is macOS's default) start a process through ``multiprocessing.util.spawnv_passfds``, which raises
+no audit event of CPython's, so it raises the one ``os.posix_spawn`` raises, and a pool is noticed in
+every check on a Mac as ``os.fork`` notices it on Linux; ``os.pipe`` and ``os.memfd_create``, which
+grade's seccomp filter refuses, raise one of their own name (``UNAUDITED``).
+
+An import counts only inside a check: importing multiprocessing's machinery or shared memory only says
+what the code may do (``from concurrent.futures import ProcessPoolExecutor`` imports the pipes' module),
+and grade refuses nothing until it is used.
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-from dedup_harness.grade.worker import audit, categories
+from dedup_harness.grade.worker import audit, categories, seccomp
 
 IMPORT = "(import)"  # what the module did while it was imported: grade then grades nothing
 # The events whose rules grade's worker has: anything else is not looked at (the hook is on every event).
@@ -50,6 +56,18 @@ EVENTS = frozenset(
         "import",
     }
 )
+CTYPES = "ctypes."  # the prefix of ctypes' events: what its calls do, only the kernel's filter sees
+# What grade's seccomp filter refuses that CPython raises no audit event for: check's wrapper of each call
+# raises an event of its name (``watch_unaudited``), judged in the words of the filter's reason.
+UNAUDITED = {
+    "os.pipe": audit.Note(f"tried to make a pipe (os.pipe): {seccomp.PIPES}", True, categories.PROCESSES),
+    "os.pipe2": audit.Note(f"tried to make a pipe (os.pipe2): {seccomp.PIPES}", True, categories.PROCESSES),
+    "os.memfd_create": audit.Note(
+        f"tried to make an anonymous memory file (os.memfd_create): {seccomp.SHARED_MEMORY}",
+        True,
+        categories.SHARED_MEMORY,
+    ),
+}
 SYSTEM_READ_ONLY = ("/usr/share/zoneinfo", "/dev/urandom", "/etc/ld.so.cache")
 
 
@@ -71,14 +89,19 @@ class Recorder:
         self.files = {str(path) for path in student_files} | {os.path.realpath(path) for path in student_files}
         self.rules = audit.AuditHook(lambda note, category: None, list(writable), list(readable))
         self.noticed: list[Noticed] = []
+        self.unforeseen: list[
+            str
+        ] = []  # where the student's code used ctypes, whose calls grade's kernel filter judges
         self.check: str | None = None  # the check running (None: between checks, where nothing is recorded)
         self.on = False
         self._inside = threading.local()
 
     def __call__(self, event: str, args: tuple[Any, ...]) -> None:
-        if not self.on or event not in EVENTS or getattr(self._inside, "busy", False):
+        if not self.on or getattr(self._inside, "busy", False):
             return
-        if event == "import" and args[0] != audit.PROCESS_LOCKS:
+        if event not in EVENTS and event not in UNAUDITED and not event.startswith(CTYPES):
+            return
+        if event == "import" and args[0] not in (*audit.PROCESS_MACHINERY, audit.SHARED_MEMORY):
             return
         self._inside.busy = True  # what this hook calls raises events of its own
         try:
@@ -92,16 +115,24 @@ class Recorder:
         frame = self._student_frame(sys._getframe(2))
         if frame is None:
             return
-        met = self.rules.judge(event, args)
+        if event.startswith(CTYPES):
+            self._unforeseen(frame)
+            return
+        met = UNAUDITED.get(event) or self.rules.judge(event, args)
         if met is None or met.category == categories.NONE:
             return
         where = IMPORT if frame.f_code.co_name == "<module>" else self.check
-        if where is None:
-            return  # the shrinker's reruns: the check it shrinks for noticed it already
+        if where is None or (where == IMPORT and event == "import"):
+            return  # the shrinker's reruns (its check noticed it already), or an import that uses nothing yet
         if any((n.check, n.category) == (where, met.category) for n in self.noticed):
             return  # the first of each kind in a check is what grade's refusal stops at; the rest never happen there
-        site = f"{Path(frame.f_code.co_filename).name} line {frame.f_lineno}, in {frame.f_code.co_qualname}"
-        self.noticed.append(Noticed(where, met.category, met.text, site))
+        self.noticed.append(Noticed(where, met.category, met.text, site_of(frame)))
+
+    def _unforeseen(self, frame: FrameType) -> None:
+        """A call through ctypes reaches the kernel with no event to judge: grade's seccomp filter may refuse it (System
+        V shared memory, a fork), and check cannot say. The first site is kept."""
+        if not self.unforeseen:
+            self.unforeseen.append(site_of(frame))
 
     def _student_frame(self, frame: FrameType | None) -> FrameType | None:
         """The innermost frame of the student's files on the stack from ``frame`` out, if any."""
@@ -123,6 +154,10 @@ class Recorder:
         return found
 
 
+def site_of(frame: FrameType) -> str:
+    return f"{Path(frame.f_code.co_filename).name} line {frame.f_lineno}, in {frame.f_code.co_qualname}"
+
+
 _installed: list[Recorder] = []
 SPAWN_EVENT = "os.posix_spawn"  # what a process start raises, raised for multiprocessing's that raise none
 WATCHED = "_dedup_harness_watched"
@@ -132,26 +167,36 @@ def start(recorder: Recorder) -> Recorder:
     """Put ``recorder`` on this process's audit hooks and switch it on (one hook per process, the last started)."""
     if not _installed:
         sys.addaudithook(_dispatch)
-        watch_spawns()
+        watch_unaudited()
     _installed[:] = [recorder]
     recorder.on = True
     return recorder
 
 
-def watch_spawns() -> None:
-    """``multiprocessing.util.spawnv_passfds`` raises the audit event of a process start, then does what it did."""
+def watch_unaudited() -> None:
+    """The calls grade refuses that raise no audit event each raise one, then do what they did: multiprocessing's
+    ``spawnv_passfds`` the event of a process start, ``os.pipe``, ``os.pipe2`` and ``os.memfd_create`` their own."""
     import multiprocessing.util as util
 
-    original = util.spawnv_passfds
-    if getattr(original, WATCHED, False):
-        return
+    _raise_before(util, "spawnv_passfds", SPAWN_EVENT)
+    for event in UNAUDITED:
+        _raise_before(os, event.removeprefix("os."), event)
 
-    def spawnv_passfds(path: Any, args: Any, passfds: Any) -> Any:
-        sys.audit(SPAWN_EVENT, path, args, None)
-        return original(path, args, passfds)
 
-    setattr(spawnv_passfds, WATCHED, True)
-    util.spawnv_passfds = spawnv_passfds
+def _raise_before(module: Any, name: str, event: str) -> None:
+    original = getattr(module, name, None)
+    if original is None or getattr(original, WATCHED, False):
+        return  # not on this platform (memfd_create is Linux's), or wrapped already
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if event == SPAWN_EVENT:  # spawnv_passfds(path, args, passfds): os.posix_spawn's (path, argv, env)
+            sys.audit(event, args[0], args[1], None)
+        else:
+            sys.audit(event, *args)
+        return original(*args, **kwargs)
+
+    setattr(wrapped, WATCHED, True)
+    setattr(module, name, wrapped)
 
 
 def _dispatch(event: str, args: tuple[Any, ...]) -> None:

@@ -112,6 +112,7 @@ class OwnCode:
         if self.noticed_file is not None:
             refused = [p.message for p in found if p.kind == REFUSED_IMPORT]
             written = {"noticed": [asdict(n) for n in self.recorder.noticed], "refused_imports": refused}
+            written["unforeseen"] = self.recorder.unforeseen
             self.noticed_file.write_text(json.dumps(written), encoding="utf-8")
 
 

@@ -18,7 +18,7 @@ import dataclasses
 import functools
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from dedup_harness.check.noticed import Noticed
@@ -41,6 +41,12 @@ NO_PITFALL_NAMES = (
 )
 
 
+UNFORESEEN_WORDS = (
+    "your code calls C through ctypes (first at {site}): grade's kernel filter judges those calls, and check"
+    " cannot see them (it refuses shared memory and processes made that way), so it cannot say what grade gives"
+)
+
+
 @dataclass
 class Checked:
     """What check found: the report (as grade would give it), what grade would refuse, whether pitfalls are named."""
@@ -49,13 +55,14 @@ class Checked:
     noticed: list[Noticed]
     refused_imports: list[str]
     names_pitfalls: bool
+    unforeseen: list[str] = field(default_factory=list)  # where the code used ctypes: check cannot predict grade
 
     def exit_status(self) -> int:
         """0 only when grade would give full marks; 1 otherwise; 2 when the harness could not check."""
         if self.report.status is Status.HARNESS_ERROR:
             return 2
         full = self.report.score == self.report.max_score
-        return 0 if full and not self.noticed and not self.refused_imports else 1
+        return 0 if full and not (self.noticed or self.refused_imports or self.unforeseen) else 1
 
 
 def can_name_pitfalls() -> bool:
@@ -83,7 +90,8 @@ def check_submission(path: Path, *, allowed: Sequence[str] = (), ref_deps: bool 
         found = json.loads(noticed_file.read_text(encoding="utf-8")) if noticed_file.is_file() else {}
     noticed = [Noticed(**entry) for entry in found.get("noticed", [])]
     refused = [str(message) for message in found.get("refused_imports", [])]
-    return Checked(as_grade_would(report, refused), noticed, refused, can_name_pitfalls())
+    unforeseen = [str(site) for site in found.get("unforeseen", [])]
+    return Checked(as_grade_would(report, refused), noticed, refused, can_name_pitfalls(), unforeseen)
 
 
 def as_grade_would(report: GradeReport, refused_imports: Sequence[str]) -> GradeReport:

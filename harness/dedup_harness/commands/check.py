@@ -19,7 +19,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from dedup_harness.check.run import HOLDS_BACK_WORDS, NO_PITFALL_NAMES, check_submission
+from dedup_harness.check.run import HOLDS_BACK_WORDS, NO_PITFALL_NAMES, UNFORESEEN_WORDS, check_submission
 from dedup_harness.commands.arguments import add_allow
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.core.impl_roots import student_file
@@ -75,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
         terminal.say(console, NO_PITFALL_NAMES, "yellow")
     if HOLDS_BACK:  # the kit says its course grades on cases of its own: exit 0 promises the public ones alone
         terminal.say(console, HOLDS_BACK_WORDS, "yellow")
+    if checked.unforeseen:
+        terminal.say(console, UNFORESEEN_WORDS.format(site=checked.unforeseen[0]), "yellow")
     if refused_upload:
         terminal.say(console, f"{UPLOAD_REFUSED}: {refused_upload}", "yellow")
     console.print(f"checked by {here().line()}", style="dim")

@@ -126,7 +126,8 @@ REGISTRY: tuple[Check, ...] = _registry(
     ),
     (
         "test_the_spool_is_removed",
-        "nothing is left under spool_dir after a full read, an early close() or an exception from the input",
+        "nothing is left under spool_dir, nor anywhere else the stage could write, after a full read, an early "
+        "close() or an exception from the input",
         "spool",
         "unit",
         "a spool left behind fills the disk of a long run one shard at a time, and a consumer that stops reading "

@@ -75,6 +75,31 @@ def descendants(root: int) -> list[int]:
     return sorted(tree)
 
 
+def anonymous_touched(pid: int) -> int | None:
+    """The anonymous memory ``pid`` touched since its referenced bits were cleared (clear_refs 1), in bytes; None
+    once it is gone or unreadable.
+
+    ``/proc/PID/smaps`` gives, for each mapping, its referenced pages and its anonymous pages, not how
+    many are both: each mapping counts the lesser. Anonymous memory is the process's own (its heap, its
+    arenas, what it wrote over a private mapping of any file), so no other process's work counts; a
+    file's pages count only as far as the mapping holds anonymous pages, and another process that reads
+    the same file (a shared library) marks those pages referenced for every process that maps them.
+    """
+    try:
+        lines = (PROC / str(pid) / "smaps").read_bytes().splitlines()
+    except OSError:
+        return None
+    total = referenced = anonymous = 0
+    for line in lines:
+        if line.startswith(b"Referenced:"):
+            referenced = int(line.split()[1])
+        elif line.startswith(b"Anonymous:"):
+            anonymous = int(line.split()[1])
+        elif not line.split(maxsplit=1)[0].endswith(b":"):  # the next mapping's first line: its address range
+            total, referenced, anonymous = total + min(referenced, anonymous), 0, 0
+    return (total + min(referenced, anonymous)) * 1024
+
+
 def has_capability(number: int) -> bool:
     """Does this process hold capability ``number`` in its effective set?"""
     effective = status("self").get("CapEff", ["0"])[0]

@@ -24,6 +24,7 @@ import os
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from dedup_harness.core.tree_walk import Leaver, PathLike, Reader, Walk, is_folder, open_top, visit
 
@@ -135,32 +136,38 @@ def _rmdir(left: Leftovers) -> Leaver:
 # -- measuring and listing ------------------------------------------------------------------------------
 
 
+class Allocation(NamedTuple):
+    bytes: int  # every entry's allocated blocks, in bytes
+    entries: int  # files, folders and the rest, the top not counted
+
+
 def allocated_bytes(path: PathLike) -> int:
     """The disk the tree at ``path`` takes: every entry's allocated blocks (a sparse file counts what it holds).
 
     0 when it does not exist; what cannot be read counts as nothing.
     """
-    opened = open_top(path)
-    if isinstance(opened, OSError):
-        return 0
-    top, parent, name = opened
-    total = [0]
+    return allocation(path).bytes
+
+
+def allocation(path: PathLike, *, most_entries: int | None = None) -> Allocation:
+    """The disk the tree at ``path`` takes and how many entries it holds; past ``most_entries`` the walk stops
+    (the count is then one more), so its cost stays bounded whatever a submission planted."""
+    total, count = [0], [0]
 
     def read(walk: Walk, entries: list[os.DirEntry[str]]) -> None:
         for entry in entries:
+            if most_entries is not None and count[0] > most_entries:
+                _enough(walk, entries)
+                return
+            count[0] += 1
             with contextlib.suppress(OSError):
                 total[0] += entry.stat(follow_symlinks=False).st_blocks * BLOCK
 
-    try:
-        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    def top(info: os.stat_result) -> None:
         total[0] += info.st_blocks * BLOCK
-        if stat.S_ISDIR(info.st_mode):
-            visit(Walk.open(top, parent, name), read, lambda walk, name: None, lambda path, error: None)
-    except OSError:
-        pass
-    finally:
-        os.close(parent)
-    return total[0]
+
+    _read_tree(path, read, top)
+    return Allocation(total[0], count[0])
 
 
 def entries_under(folder: PathLike, *, limit: int = 100) -> list[str]:
@@ -169,23 +176,71 @@ def entries_under(folder: PathLike, *, limit: int = 100) -> list[str]:
 
     Each is text any report can carry: bytes that are not UTF-8 and control characters escaped.
     """
-    opened = open_top(folder)
-    if isinstance(opened, OSError):
-        return []
-    top, parent, name = opened
     found: list[str] = []
 
     def read(walk: Walk, entries: list[os.DirEntry[str]]) -> None:
         found.extend(escaped(walk.relative(entry.name)) for entry in entries[: max(0, limit - len(found))])
-        if len(found) >= limit:  # enough: nothing more is entered, the walk only climbs back
-            entries.clear()
-            for frame in walk.frames:
-                frame.pending = []
+        if len(found) >= limit:
+            _enough(walk, entries)
 
+    _read_tree(folder, read)
+    return found
+
+
+def _read_tree(path: PathLike, read: Reader, top: Callable[[os.stat_result], None] | None = None) -> None:
+    """Every folder of the tree at ``path`` told to ``read`` (``top`` told of ``path`` itself first); what does not
+    exist or cannot be opened is nothing."""
+    opened = open_top(path)
+    if isinstance(opened, OSError):
+        return
+    full, parent, name = opened
     try:
-        visit(Walk.open(top, parent, name), read, lambda walk, name: None, lambda path, error: None)
+        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+        if top is not None:
+            top(info)
+        if stat.S_ISDIR(info.st_mode):
+            visit(Walk.open(full, parent, name), read, lambda walk, name: None, lambda path, error: None)
     except OSError:
         pass
     finally:
         os.close(parent)
+
+
+def _enough(walk: Walk, entries: list[os.DirEntry[str]]) -> None:
+    """Nothing more is entered: the walk only climbs back."""
+    entries.clear()
+    for frame in walk.frames:
+        frame.pending = []
+
+
+class State(NamedTuple):
+    """What says whether an entry changed: a file's inode, size and change time (which no one can set back)."""
+
+    folder: bool
+    inode: int
+    size: int
+    changed_ns: int
+
+
+Snapshot = dict[str, State]  # by the entry's path relative to the folder, escaped as ``entries_under`` does
+CUT = "..."  # the name under which a snapshot says it stopped at its limit
+
+
+def snapshot(folder: PathLike, *, limit: int = 1 << 17) -> Snapshot:
+    """Every entry under ``folder`` (at most ``limit``; past it, one more named ``CUT``) with its ``State``; empty
+    when there is no such folder."""
+    found: Snapshot = {}
+
+    def read(walk: Walk, entries: list[os.DirEntry[str]]) -> None:
+        for entry in entries:
+            if len(found) >= limit:
+                found[CUT] = State(False, 0, 0, 0)
+                _enough(walk, entries)
+                return
+            with contextlib.suppress(OSError):
+                info = entry.stat(follow_symlinks=False)
+                folder = stat.S_ISDIR(info.st_mode)
+                found[escaped(walk.relative(entry.name))] = State(folder, info.st_ino, info.st_size, info.st_ctime_ns)
+
+    _read_tree(folder, read)
     return found

@@ -15,7 +15,14 @@ call met, decided from the call and its arguments as the kernel gave them, for t
 
 What the kernel reports here is seccomp's part only (sockets, processes, signals to others, ptrace,
 mounts...). What Landlock and the namespaces refuse (files outside the worker's folders) reaches no
-listener: those attempts come from the worker's own audit hook, which the submission can silence.
+listener: those attempts come from the worker's own audit hook, which the submission can silence;
+but in the seccomp tier, where the grader decides the file calls, it lists what it refused itself.
+
+In the seccomp tier the filter also makes every file call a notification, for the grader to decide
+(``file_decisions``): there, and only there, the grader does the call itself and answers with what
+it made, a descriptor it hands over (SECCOMP_IOCTL_NOTIF_ADDFD) or the call's result. The worker
+sends the rules it decides by with the listener, before any submission code runs; the thread that
+answers takes the worker's file-system identity first.
 
 Modelled on how container managers take a listener from the process they start (the seccomp_unotify
 manual; crun's and LXD's notify receivers), in the standard library only.
@@ -28,13 +35,17 @@ import contextlib
 import enum
 import errno
 import fcntl
+import json
 import os
 import select
 import socket
 import struct
 import threading
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
+from dedup_harness.grade import identity
+from dedup_harness.grade.file_decisions import Decision, FileDecisions, Rules
 from dedup_harness.grade.worker import arches, categories, seccomp
 
 # struct seccomp_notif (id, pid, flags, then struct seccomp_data: nr, arch, instruction pointer, six
@@ -43,6 +54,10 @@ NOTIF = struct.Struct("<QII iIQ6Q")
 RESPONSE = struct.Struct("<QqiI")
 NOTIF_RECV = 3 << 30 | NOTIF.size << 16 | ord("!") << 8 | 0
 NOTIF_SEND = 3 << 30 | RESPONSE.size << 16 | ord("!") << 8 | 1
+ADDFD = struct.Struct("<QIIII")  # struct seccomp_notif_addfd: id, flags, srcfd, newfd, newfd_flags
+NOTIF_ADDFD = 1 << 30 | ADDFD.size << 16 | ord("!") << 8 | 3  # _IOW('!', 3, struct seccomp_notif_addfd)
+ADDFD_FLAG_SEND = 1 << 1  # install the descriptor and answer the call with it, at once
+LONGEST_RULES = 1 << 16  # bytes of rules the worker may send with its listener (a few dozen paths)
 LISTENER_LINK = "anon_inode:seccomp notify"
 KEPT = 200  # different refusals kept per worker; the report lists fewer
 # The category of each reason the filter gives (``seccomp.DENIED``'s groups, ``seccomp.ARGUMENT_CHECKED``'s words).
@@ -50,12 +65,24 @@ CATEGORY_OF_REASON = {
     "network": categories.NETWORK,
     "new programs and processes": categories.PROCESSES,
     seccomp.SIGNALS: categories.SIGNALS,
+    seccomp.SHARED_MEMORY: categories.SHARED_MEMORY,
+    seccomp.PIPES: categories.PROCESSES,
 }
 
 
 class Refusal(NamedTuple):
     words: str  # what the call was and why it is refused, in one line
     category: str  # the rule it met (``categories``), or categories.NONE
+
+
+@dataclass(frozen=True)
+class Decider:
+    """Whose file calls the grader decides (the seccomp tier): the worker's pid, uid (None: the grader's own) and
+    file size limit."""
+
+    pid: int
+    uid: int | None
+    file_bytes: int
 
 
 def _signed(value: int) -> int:
@@ -125,8 +152,10 @@ def category(nr: int, audit_arch: int, args: tuple[int, ...]) -> str:
 class KernelRefusals:
     """Takes the worker's listener, answers each refused call with EPERM on a thread, and keeps its words."""
 
-    def __init__(self, channel: socket.socket) -> None:
+    def __init__(self, channel: socket.socket, decider: Decider | None = None) -> None:
         self.channel = channel  # the grader's end of the socket the worker hands its listener over
+        self.decider = decider
+        self.files: FileDecisions | None = None  # once the worker sent the rules its file calls are decided by
         self.lock = threading.Lock()
         self.decided = threading.Event()
         self.listener: int | None = None
@@ -161,7 +190,11 @@ class KernelRefusals:
 
     def _run(self) -> None:
         try:
+            if self.decider is not None and self.decider.uid is not None:
+                identity.take(self.decider.uid)  # this thread opens and makes files as the worker
             self.listener = self._receive()
+        except identity.IdentityError:
+            self.listener = None  # nobody answers: every call waiting fails with ENOSYS, and the worker with it
         finally:
             self.decided.set()
         if self.listener is None:
@@ -171,6 +204,8 @@ class KernelRefusals:
                 self._answer(self.listener)
         finally:
             os.close(self.listener)
+            if self.files is not None:
+                self.files.close()
 
     def _wait(self, fd: int) -> bool:
         """Until ``fd`` is readable (True) or the watch is stopped or the worker gone (False)."""
@@ -185,10 +220,12 @@ class KernelRefusals:
         if not self._wait(self.channel.fileno()):
             return None
         room = socket.CMSG_SPACE(4 * array.array("i").itemsize)
-        try:
-            data, ancillary, _, _ = self.channel.recvmsg(1, room, socket.MSG_CMSG_CLOEXEC)
+        try:  # one message (a SOCK_SEQPACKET pair): the listener, and the rules whole or nothing
+            data, ancillary, flags, _ = self.channel.recvmsg(LONGEST_RULES, room, socket.MSG_CMSG_CLOEXEC)
         except OSError:
             return None
+        if flags & socket.MSG_TRUNC:
+            data = b"{}"
         fds = array.array("i")
         for level, kind, payload in ancillary:
             if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
@@ -200,7 +237,20 @@ class KernelRefusals:
         if _link(fds[0]) != LISTENER_LINK:  # whatever else the worker sent is not what we asked for
             os.close(fds[0])
             return None
+        self.files = self._rules(data)
         return fds[0]
+
+    def _rules(self, data: bytes) -> FileDecisions | None:
+        """The decisions of the worker's file calls, when the grader asked for them and the worker sent its rules."""
+        if self.decider is None or data == b"L":
+            return None
+        try:
+            said: Any = json.loads(data)
+        except ValueError:
+            said = {}
+        files = said.get("files") if isinstance(said, dict) else None
+        rules = Rules.sent(files if isinstance(files, dict) else {}, self.decider.pid)
+        return FileDecisions(self.decider.pid, rules, self.decider.file_bytes)
 
     def _answer(self, listener: int) -> None:
         notice = bytearray(NOTIF.size)  # zeroed, as the kernel requires
@@ -208,7 +258,11 @@ class KernelRefusals:
             fcntl.ioctl(listener, NOTIF_RECV, notice)
         except OSError:  # the call was interrupted, or its thread died, before we read it
             return
-        ident, _, _, nr, audit_arch, _, *args = NOTIF.unpack(notice)
+        ident, tid, _, nr, audit_arch, _, *args = NOTIF.unpack(notice)
+        name = _name(arch, nr) if (arch := _arch(nr, audit_arch)) is not None else ""
+        if name in seccomp.DECIDED:
+            self._decide(listener, ident, tid, name, args)
+            return
         with contextlib.suppress(OSError):  # it is gone already: the call was refused all the same
             fcntl.ioctl(listener, NOTIF_SEND, RESPONSE.pack(ident, 0, -errno.EPERM, 0))
         try:
@@ -217,10 +271,39 @@ class KernelRefusals:
             refusal = Refusal(f"the kernel refused system call {nr} (seccomp)", categories.NONE)
         self._record(refusal)
 
+    def _decide(self, listener: int, ident: int, tid: int, name: str, args: list[int]) -> None:
+        """A file call of the seccomp tier's: done by the grader (or refused), and answered with its outcome."""
+        try:
+            decision = self.files.decide(tid, name, args) if self.files is not None else None
+        except Exception:  # a bug of ours: the call fails, the thread that answers every call goes on
+            decision = None
+        if decision is None:
+            decision = Decision(result=-errno.EACCES, refused=f"the grader refused {name}(): no rules to decide it by")
+        if decision.fd is not None:
+            try:
+                fcntl.ioctl(
+                    listener, NOTIF_ADDFD, bytearray(ADDFD.pack(ident, ADDFD_FLAG_SEND, decision.fd, 0, os.O_CLOEXEC))
+                )
+            except OSError as error:  # no descriptor left in the worker, or the call is gone: it ends, or is gone
+                _respond(listener, ident, -(error.errno or errno.EIO))
+            finally:
+                os.close(decision.fd)
+        else:
+            _respond(listener, ident, decision.result)
+        if decision.refused is not None:
+            self._record(Refusal(decision.refused, categories.FILES))
+
     def _record(self, refusal: Refusal) -> None:
         with self.lock:
             if refusal not in self.found and len(self.found) < KEPT:
                 self.found.append(refusal)
+
+
+def _respond(listener: int, ident: int, result: int) -> None:
+    """Answer the call ``ident`` with ``result`` (-errno when it failed)."""
+    error, value = (result, 0) if result < 0 else (0, result)
+    with contextlib.suppress(OSError):  # the call is gone already
+        fcntl.ioctl(listener, NOTIF_SEND, RESPONSE.pack(ident, value, error, 0))
 
 
 def _link(fd: int) -> str:

@@ -53,6 +53,7 @@ import pytest
 from dedup_harness.core.impl_under_test import IMPL_KEY
 from dedup_harness.core.memory_gauge import MEMORY_GAUGE_KEY
 from dedup_harness.core.procfs import memory_bytes
+from dedup_harness.core.write_watch import WRITES_KEY
 from dedup_harness.grade.client.budget import COLLECT_AFTER
 from dedup_harness.grade.client.faults import WorkerFault
 from dedup_harness.grade.client.memory import WorkerMemory
@@ -215,6 +216,7 @@ def pytest_configure(config: pytest.Config) -> None:
     proxy = SubmissionProxy(sandbox, doc_type=_doc_type)
     config.stash[IMPL_KEY] = proxy
     config.stash[MEMORY_GAUGE_KEY] = lambda: WorkerMemory(proxy)  # the worker's memory, read from outside
+    config.stash[WRITES_KEY] = lambda scratch: sandbox.writes()  # everywhere the worker may write, from outside
     output = config.getoption("grading_json")
     grading = Grading(proxy, sandbox, Path(output) if output else None, [])
     config.pluginmanager.register(grading, "dedup-harness-grading")

@@ -34,6 +34,9 @@ SENTENCES = {
     f"{ALLOWED_ON_A_LAPTOP}; write the spool under the spool_dir the stage is given.",
     categories.SIGNALS: "The grader lets your code send signals only to its own process: os.kill and os.killpg to "
     f"any other process are refused, {ALLOWED_ON_A_LAPTOP}; a stage has no process to signal, so remove the call.",
+    categories.SHARED_MEMORY: "The grader keeps your code's memory where it can measure it: os.memfd_create, "
+    "multiprocessing.shared_memory and System V shared memory are refused, "
+    f"{ALLOWED_ON_A_LAPTOP}; keep the documents in the spool under spool_dir, and the rest in ordinary objects.",
 }
 # The same, as the one phrase a report gives for a submission that got nothing because of it.
 SHORT = {

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from dedup_harness.core.memory_gauge import MemoryGauge, TracedMemory
+from dedup_harness.core.write_watch import TempFolder, WriteWatch
 
 Inputs = dict[str, Any]  # the documents as Doc objects and the options (B, a text to split, a spool's ending)
 SHOWN_DIFFERENCES = 5  # a message names this many differences, then counts the rest
@@ -54,6 +55,8 @@ class Subject:
     the module itself in-process, the grader's proxy to an isolated worker otherwise. ``scratch`` is a
     folder both sides can see, for the spool folders a judge hands the stage. ``memory`` measures the
     stage's memory around a block: tracemalloc in-process, the worker's resident memory in the grader.
+    ``writes`` watches where the stage may write besides its spool_dir, given the scratch folder: the
+    temp folder ``tempfile`` picks in-process, the worker's home and its session in the grader.
     ``own_filter``: the implementation runs with a ``corpus.bloom`` of its author's own (``check`` on a
     student's own modules), not the course's, so no judge may expect the course's filter's exact answers.
     """
@@ -62,3 +65,4 @@ class Subject:
     scratch: Path
     memory: Callable[[], MemoryGauge] = TracedMemory
     own_filter: bool = False
+    writes: Callable[[Path], WriteWatch] = TempFolder

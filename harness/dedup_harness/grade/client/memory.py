@@ -1,77 +1,135 @@
-"""The grader's memory gauge: how much the isolated worker's resident memory grew during a block.
+"""The grader's memory gauge: how much memory the isolated worker used during a block, read from outside it.
 
 The check that tells a spooling stage from one holding the documents asks for a stage's peak memory.
 In the grader the stage runs in the worker, where the submission could tamper with any measurement
-made in its own process; so the grader reads the worker's processes' peak resident memory (VmHWM)
-from /proc, outside the worker. Right before each block it resets that peak to the present resident
-size (writing 5 to /proc/PID/clear_refs), so what the import or anything earlier touched and freed
-(a 200 MB spike at import, say) never counts: the peak is what the block itself added.
+made in its own process; so the grader reads the worker's processes from /proc, outside the worker,
+two ways, and the block's figure is the larger:
+
+- the growth of the peak resident size (VmHWM), reset to the present resident size right before the
+  block (writing 5 to /proc/PID/clear_refs), so what the import or anything earlier touched and freed
+  (a 200 MB spike at import, say) never counts: the peak is what the block itself added;
+- the memory the block reused: the anonymous memory it touched (its referenced bits cleared right
+  before it, clear_refs 1; then ``procfs.anonymous_touched``) less what became resident meanwhile
+  (RssAnon's growth), read when the judge marks the moment a stage holding the documents holds them
+  all, and again at the end: two figures. A resident size does not grow when the allocator hands out
+  memory that was freed but kept: a submission that fills 60 MB at import and frees every other
+  block holds 30 MB of slack no peak shows, and every document fits in it. Writing there touches it.
+  (All it touched would be a noisy figure: a correct stage's own short-lived allocations wander over
+  the heap it grows, touching up to a megabyte more for the larger corpus; those pages are new, and
+  the first figure counts them. By the end, what the stage allocated and freed has wandered over the
+  slack too, for either corpus: the mark is where the held documents show.) Hiding the documents
+  from this figure by making more memory resident shows in the first.
 
 Each block still gets a fresh worker. A worker keeps much of the memory a block freed, and the next
 block can fill that slack without its resident size growing: with one worker for both of the
 memory check's blocks, a stage that holds every document raised its peak by 0.9 MB instead of 1.6
 (bubblewrap) and by less than the check allows (landlock), the first block's documents leaving room
-for the second's. A fresh worker costs one start; the reset makes it honest. The check compares the
+for the second's. A fresh worker costs one start; the resets make it honest. The check compares the
 growth of two blocks (two corpus sizes), so whatever a stage needs whatever the corpus cancels out.
-A peak that cannot be reset or read (the worker made itself undumpable, or died) is no measurement:
-``peak`` stays None, and the check fails.
+Memory no process shows (shared memory, an anonymous memory file, a pipe's buffer) is refused by the
+worker's seccomp filter. A figure that cannot be reset or read (the worker made itself undumpable, or
+died) is no measurement: ``figures`` stays empty, and the check fails. Everything is read with the
+worker's file-system identity (``grade.identity``): the kernel shows another process's memory map
+only to its own uid or to CAP_SYS_PTRACE, which a container's root lacks (and only while the process
+is dumpable: the worker's filter refuses prctl(PR_SET_DUMPABLE)).
 """
 
 from __future__ import annotations
 
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
-from dedup_harness.core.procfs import descendants, memory_bytes
+from dedup_harness.core.procfs import anonymous_touched, descendants, memory_bytes, status
 
 if TYPE_CHECKING:
     from dedup_harness.grade.client.proxy import SubmissionProxy
 
+RESET_PEAK = b"5"  # written to /proc/PID/clear_refs: the peak resident size (VmHWM) becomes the present one
+CLEAR_REFERENCED = b"1"  # written there too: every page of the process reads as not referenced
 
-def total(pids: list[int], field: str) -> int | None:
-    values = [memory_bytes(pid, field) for pid in pids]
+
+class Reading(NamedTuple):
+    peak: int  # the peak resident size (VmHWM) of every process, summed
+    anonymous: int  # their resident anonymous memory now (RssAnon)
+    touched: int  # the anonymous memory they touched since it was cleared
+
+    def touched_already_resident(self, base: Reading) -> int:
+        """What the block touched of the memory resident when it began: all it touched, less what became resident.
+
+        All since the reset, not since ``base`` was read: a page the worker touched in between (a fresh
+        worker may still be busy) is counted once either way, by whichever reading comes after.
+        """
+        return self.touched - max(0, self.anonymous - base.anonymous)
+
+
+def total(values: list[int | None]) -> int | None:
     return None if any(v is None for v in values) else sum(v for v in values if v is not None)
 
 
-RESET_PEAK = b"5"  # written to /proc/PID/clear_refs: the peak resident size (VmHWM) becomes the present one
+def read(pids: list[int]) -> Reading | None:
+    """The processes' figures now; None if any is gone or unreadable."""
+    peak = total([memory_bytes(pid, "VmHWM") for pid in pids])
+    anonymous = total([memory_bytes(pid, "RssAnon") for pid in pids])
+    touched = total([anonymous_touched(pid) for pid in pids])
+    if peak is None or anonymous is None or touched is None or not pids:
+        return None
+    return Reading(peak, anonymous, touched)
 
 
-def reset_peaks(pids: list[int]) -> bool:
-    """Reset each process's peak resident size to its present one; False if any could not be reset."""
+def reset(pids: list[int]) -> Reading | None:
+    """Each process's referenced bits cleared and its peak made its present size; the figures then (None: failed)."""
     try:
         for pid in pids:
             with open(f"/proc/{pid}/clear_refs", "wb", buffering=0) as refs:
+                refs.write(CLEAR_REFERENCED)
                 refs.write(RESET_PEAK)
     except OSError:
-        return False
-    return bool(pids)
+        return None
+    return read(pids)
 
 
 class WorkerMemory:
-    """One block's measurement (``core.memory_gauge.MemoryGauge``): a fresh worker, its peak reset right
-    before the block, read right after it."""
+    """One block's measurement (``core.memory_gauge.MemoryGauge``): a fresh worker, reset right before the block,
+    read at the judge's mark and right after it."""
 
     def __init__(self, proxy: SubmissionProxy) -> None:
         self.proxy = proxy
-        self.peak: int | None = None
+        self.figures: dict[str, int] = {}
         self.pids: list[int] = []
-        self.base: int | None = None
+        self.base: Reading | None = None
+        self.marked: list[Reading] = []  # at each mark
 
     def __enter__(self) -> WorkerMemory:
         self.proxy.restart_worker()
         self.pids = self._pids()
-        if reset_peaks(self.pids):
-            self.base = total(self.pids, "VmHWM")
+        self.base = self.proxy.sandbox.as_worker(lambda: reset(self.pids))
         return self
+
+    def mark(self) -> None:
+        """Now a stage that holds the documents holds them all (its input is read, its output not yet)."""
+        now = self._read()
+        if now is not None:
+            self.marked.append(now)
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
+        now = self._read()
+        if self.base is None or now is None:
+            return  # unreadable, or the worker was replaced during the block: nothing can be said of its memory
+        base = self.base
+        self.figures = {"resident at the peak": now.peak - base.peak, "reused": now.touched_already_resident(base)}
+        if len(self.marked) == 1:
+            self.figures["reused at the mark"] = self.marked[0].touched_already_resident(base)
+
+    def _read(self) -> Reading | None:
         if self.base is None or self._pids() != self.pids:
-            return  # the worker was replaced during the block: nothing can be said of its memory
-        peak = total(self.pids, "VmHWM")
-        self.peak = None if peak is None else peak - self.base
+            return None
+        return self.proxy.sandbox.as_worker(lambda: read(self.pids))
 
     def _pids(self) -> list[int]:
-        root = self.proxy.worker_pid()
-        return descendants(root) if root is not None else []
+        """The worker's processes: those of its uid (where it has one) under its outermost (bubblewrap's or
+        unshare's helpers are the grader's, and hold nothing of the stage's)."""
+        root, uid = self.proxy.worker_pid(), self.proxy.sandbox.uid
+        found = descendants(root) if root is not None else []
+        return found if uid is None else [pid for pid in found if status(pid).get("Uid", [""])[0] == str(uid)]

@@ -16,7 +16,7 @@ import contextlib
 import json
 import tempfile
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from dedup_harness.core.judges.trusted_stage import TrustedStage
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.outcome_recorder import classify
 from dedup_harness.core.scratch_dirs import Scratch
+from dedup_harness.core.write_watch import WRITES_KEY, TempFolder, WriteWatch
 from dedup_harness.grade.minimize.behaviour import FailedCase, matched_checks
 from dedup_harness.grade.minimize.case import MinimalCase, minimal_case, size
 from dedup_harness.grade.minimize.ddmin import Tries
@@ -82,7 +83,8 @@ class Minimizer:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         impl = session.config.stash.get(IMPL_KEY, None)
         scratch_in = session.config.option.basetemp
-        cases = minimize_all(impl, self.failing, scratch_in=scratch_in) if impl else {}
+        writes = session.config.stash.get(WRITES_KEY, TempFolder)
+        cases = minimize_all(impl, self.failing, scratch_in=scratch_in, writes=writes) if impl else {}
         for name in self.failing:
             if name in BY_NAME and not BY_NAME[name].shrinks and self.failing[name]:
                 cases[name] = as_recorded(self.failing[name][0], self.differences[name])
@@ -105,10 +107,15 @@ class Minimizer:
 
 
 def minimize_all(
-    impl: Any, failing: dict[str, list[dict[str, Any]]], *, scratch_in: str | None
+    impl: Any,
+    failing: dict[str, list[dict[str, Any]]],
+    *,
+    scratch_in: str | None,
+    writes: Callable[[Path], WriteWatch] = TempFolder,
 ) -> dict[str, MinimalCase]:
-    """A minimal case for each failed check that recorded an input, in the suite's order, within the budgets."""
-    subject = Subject(impl, _scratch("shrink-", scratch_in))
+    """A minimal case for each failed check that recorded an input, in the suite's order, within the budgets
+    (``writes``: where the stage may write besides its spool_dir, watched as the checks watched it)."""
+    subject = Subject(impl, _scratch("shrink-", scratch_in), writes=writes)
     deadline = time.monotonic() + BACKSTOP_SECONDS
     cases: dict[str, MinimalCase] = {}
     names = [c for c in CHECKS if c in failing and failing[c] and BY_NAME[c].shrinks]

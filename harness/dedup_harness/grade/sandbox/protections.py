@@ -33,13 +33,19 @@ AUDIT_HOOK = (
 KERNEL_REFUSALS = (
     "refusals: every call the seccomp filter refuses is reported to the grader by the kernel (seccomp user "
     "notification): the submission cannot keep one off the attempts listed; what Landlock and the namespaces "
-    "refuse (files) is listed from the worker's audit hook alone"
+    "refuse (files) is listed from the worker's audit hook alone (in the seccomp tier the grader decides file "
+    "calls itself, and lists what it refused)"
 )
 HOOK_REFUSALS = (
     "refusals: NOT reported to the grader by the kernel for every worker; the attempts listed are the worker's "
     "own audit hook's notes, which the submission can silence: the list may be incomplete"
 )
-CONFINEMENT_LINES = {"files": "Landlock files", "tcp": "TCP", "signals": "signals", "seccomp": "seccomp"}
+CONFINEMENT_LINES = {"files": "files", "tcp": "TCP", "signals": "signals", "seccomp": "seccomp"}
+BLIND_TO_FILES = (
+    "classmates: on this kernel (before Linux 5.14) the grader cannot decide the worker's file calls: file modes "
+    "alone keep it from the other submissions' originals, which it can read wherever they are world-readable, and "
+    "from the world-writable folders"
+)
 
 
 @dataclass
@@ -77,7 +83,7 @@ class Protections:
         if "files" in confinement.get("protections", []):
             self.harness_files_hidden = True
         else:  # a kernel without Landlock (or the seccomp tier): namespaces and file modes are what hide files
-            self.missing.append(f"Landlock files: {confinement.get('files', 'NOT restricted')}")
+            self.missing.append(f"files: {confinement.get('files', 'NOT restricted')}")
         if "seccomp" not in confinement.get("protections", []):
             self.missing.append(f"seccomp: {confinement.get('seccomp', 'not installed')}")
 
@@ -123,11 +129,16 @@ def describe(setup: WorkerSetup, uid: int | None, limits: Limits, *, own_disk: b
             p.notes.append("the worker runs as the grader's user: only Landlock and seccomp keep it from the grader")
     p.in_force.append(f"user: {p.user}")
     p.in_force.append(disk_words(setup.own_disk if own_disk is None else own_disk, limits))
+    if setup.blind_to_files:
+        p.missing.append(BLIND_TO_FILES)
     if setup.one_at_a_time:
-        p.notes.append(
-            "graded one submission at a time: the workers share the grader's uid, and no namespace or "
-            "Landlock keeps them out of each other's sessions"
+        why = (
+            "the grader cannot decide the worker's file calls on this kernel"
+            if setup.blind_to_files
+            else "the workers share the grader's uid, and no namespace or Landlock keeps them out of each other's "
+            "sessions"
         )
+        p.notes.append(f"graded one submission at a time: {why}")
     p.in_force.append(AUDIT_HOOK)
     p.missing += [f"stronger tier not available: {reason}" for reason in setup.passed_over]
     return p

@@ -3,9 +3,12 @@
 Three things can make submissions graded side by side share what should be each one's own:
 
 - workers that share the grader's uid where nothing but file modes keeps them apart (a non-root
-  grader in the seccomp or none tier): one at a time;
-- a temp folder whose free space cannot hold every running submission's disk limit (the tiers
-  without a disk of their own): only as many at a time as it holds, and at least one;
+  grader in the seccomp or none tier), or a seccomp tier on a kernel where the grader cannot decide
+  the worker's file calls (before Linux 5.14: file modes alone keep it from its classmates'
+  originals): one at a time;
+- a temp folder whose free space cannot hold every running submission's disk limit and what its
+  disk watch lets it write past that between two looks (``disk.SLACK``; the tiers without a disk of
+  their own): only as many at a time as it holds, and at least one;
 - memory that cannot hold every running submission's tmpfs filled to its limit (the tiers with one):
   likewise.
 
@@ -18,6 +21,7 @@ import shutil
 from dataclasses import dataclass, field
 
 from dedup_harness.core.procfs import memory_available
+from dedup_harness.grade.sandbox.disk import SLACK
 from dedup_harness.grade.sandbox.folder import session_parent
 from dedup_harness.grade.sandbox.tiers import WorkerSetup
 from dedup_harness.grade.sandbox.users import worker_uid
@@ -44,19 +48,21 @@ def fit(setup: WorkerSetup, jobs: int, disk_bytes: int, space: tuple[int, str] |
     the temp folder's free space, or the memory their tmpfs take).
     """
     if setup.one_at_a_time and jobs > 1:
-        return Room(
-            1,
-            [
-                f"grading one submission at a time: in the {setup.tier} tier a non-root grader's workers "
-                "share its uid, and nothing keeps one out of another's session"
-            ],
+        why = (
+            "this kernel (before Linux 5.14) does not let the grader decide the worker's file calls, and file "
+            "modes alone do not keep a worker from its classmates' originals"
+            if setup.blind_to_files
+            else "a non-root grader's workers share its uid, and nothing keeps one out of another's session"
         )
+        return Room(1, [f"grading one submission at a time: in the {setup.tier} tier {why}"])
     room_bytes, where = space or _space(setup)
-    held = room_bytes // disk_bytes
+    slack = 0 if setup.own_disk else SLACK  # a tmpfs of its own is full at its limit; a watch looks now and then
+    held = room_bytes // (disk_bytes + slack)
     if held >= jobs:
         return Room(jobs)
     mib = disk_bytes >> 20
-    room = f"{room_bytes >> 20} MiB {where} holds {held} submission(s) of {mib} MiB of disk at a time"
+    each = f"{mib} MiB of disk" + (f" (and {SLACK >> 20} MiB its watch may let it write past that)" if slack else "")
+    room = f"{room_bytes >> 20} MiB {where} holds {held} submission(s) of {each} at a time"
     if held == 0:
         return Room(1, [f"{room}: grading one at a time; one that fills it gets its own verdict (disk full)"])
     return Room(held, [f"{room}: grading {held} at a time instead of {jobs}"])

@@ -38,18 +38,19 @@ import os
 import signal
 import socket
 import subprocess
-from collections.abc import Iterable
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from dedup_harness.core import scratch_dirs, signals
-from dedup_harness.core.removal import remove_tree
-from dedup_harness.grade import worker
-from dedup_harness.grade.kernel_refusals import KernelRefusals
-from dedup_harness.grade.sandbox import own_disk
+from dedup_harness.core.write_watch import WatchedFolders
+from dedup_harness.grade import identity, worker
+from dedup_harness.grade.kernel_refusals import Decider, KernelRefusals
+from dedup_harness.grade.sandbox import leftovers, own_disk
 from dedup_harness.grade.sandbox.disk import LOW_SPACE, DiskWatch, WorkerDisk, space_left
-from dedup_harness.grade.sandbox.folder import PUBLIC_TEMP, make_session
+from dedup_harness.grade.sandbox.folder import make_session
 from dedup_harness.grade.sandbox.launch import Launch, harness_folders
 from dedup_harness.grade.sandbox.limits import Limits, prctl_function, set_limits
 from dedup_harness.grade.sandbox.output import OutputTrap
@@ -66,18 +67,8 @@ from dedup_harness.grade.sandbox.users import (
     worker_uid,
 )
 
+T = TypeVar("T")
 PAUSE_BELOW = 4 << 30  # free bytes under which a worker without a disk of its own is paused between calls
-
-
-def remove_owned_by(uid: int, folders: Iterable[str]) -> None:
-    """Remove every entry of ``folders`` (not below them) that belongs to ``uid``, whatever it holds."""
-    for folder in folders:
-        with contextlib.suppress(OSError):
-            for name in os.listdir(folder):
-                path = os.path.join(folder, name)
-                with contextlib.suppress(OSError):
-                    if os.lstat(path).st_uid == uid:
-                        remove_tree(path)
 
 
 def worker_command(python: str, code: Path, request_fd: int, reply_fd: int, settings: dict[str, Any]) -> list[str]:
@@ -127,6 +118,7 @@ class Sandbox:
         self.watch: DiskWatch | None = None
         self.running: int | None = None  # the running worker's process group
         self.paused = False
+        self.stillness = threading.Lock()  # pausing between calls and holding still for the watch, one at a time
         self.python = self.setup.interpreter.path
         self.protections = describe(self.setup, self.uid, limits, own_disk=self.own_disk)
         self.traps: list[OutputTrap] = []
@@ -153,6 +145,10 @@ class Sandbox:
         self.disk.granted.append(target)
         return True
 
+    def as_worker(self, action: Callable[[], T]) -> T:
+        """``action()`` with the worker's file-system identity (``identity``): /proc shows it what the worker's own."""
+        return identity.run_as(self.uid, action)
+
     # -- starting -------------------------------------------------------------------------------
 
     def settings(self) -> dict[str, Any]:
@@ -168,8 +164,14 @@ class Sandbox:
             "read_only": [str(self.code), "/proc/self", *([self.packages["path"]] if self.packages else [])],
             "read_write": [str(self.home), str(self.shared)],
             "hidden": [str(path) for path in harness_folders(self.session)],
+            "grader_decides_files": self.decides_files,
         }
         return {**found, "confine": confine}
+
+    @property
+    def decides_files(self) -> bool:
+        """Does the grader decide this worker's file calls (the seccomp tier, where the kernel lets it)?"""
+        return self.tier is Tier.SECCOMP and self.setup.decides_files
 
     def environment(self) -> dict[str, str]:
         return {**WORKER_ENV, "HOME": str(self.home), "TMPDIR": str(self.home)}
@@ -197,7 +199,7 @@ class Sandbox:
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
         output_read, output_write = os.pipe()
-        refusals_here, refusals_there = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        refusals_here, refusals_there = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)  # one message, whole
         limits = self.limits.rlimits()
         if self.uid is None:  # the grader's own user: the limit counts its other tasks too
             limits["RLIMIT_NPROC"] += tasks_of(os.getuid())
@@ -224,9 +226,10 @@ class Sandbox:
                 refusals_there.close()
             trap = OutputTrap(output_read, self.limits.output_bytes)
             self.traps.append(trap)
-            self.watch = DiskWatch(self.disk.overrun, functools.partial(self._stop_for_disk, process.pid))
+            self.watch = DiskWatch(self.disk, functools.partial(self._stop_for_disk, process.pid), self.held)
             self.running = process.pid
-        return WorkerProcess(process, request_write, reply_read, [trap], KernelRefusals(refusals_here))
+            decider = Decider(process.pid, self.uid, self.limits.file_bytes) if self.decides_files else None
+        return WorkerProcess(process, request_write, reply_read, [trap], KernelRefusals(refusals_here, decider))
 
     def stop(self, worker: WorkerProcess) -> None:
         """Kill the worker and everything it started, and close the grader's ends."""
@@ -260,22 +263,46 @@ class Sandbox:
         """
         if self.running is None or row(self.tier).namespaces or space_left(self.home) > PAUSE_BELOW:
             return
-        pause_child(self.running)
-        self.paused = True
+        with self.stillness:
+            pause_child(self.running)
+            self.paused = True
         if self.watch is not None and space_left(self.home) < LOW_SPACE:
             self.watch.look()
 
     def resume(self) -> None:
         """A call is about to be made: a paused worker runs again (SIGCONT)."""
-        if self.paused and self.running is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.running, signal.SIGCONT)
-        self.paused = False
+        with self.stillness:
+            if self.paused and self.running is not None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(self.running, signal.SIGCONT)
+            self.paused = False
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """The worker stopped while its disk watch walks what it wrote (the tiers without namespaces, where it
+        is our child): no write lands between the look and the walk. A worker paused between calls stays so."""
+        with self.stillness:
+            here = self.running if not self.paused and not row(self.tier).namespaces else None
+            if here is not None:
+                pause_child(here)
+            try:
+                yield
+            finally:
+                if here is not None:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(here, signal.SIGCONT)
 
     def kill_strays(self) -> None:
         """Every process of the worker's uid, even one that left the process group and namespace."""
         if self.uid is not None:
             kill_uid(self.uid)
+
+    def writes(self) -> WatchedFolders:
+        """A watch over everywhere the worker may write (``core.write_watch``): its home (its temp folder and working
+        folder) and the session's shared folder (every spool folder a check handed it), as many entries as its disk
+        may hold."""
+        folders = {self.home: "the worker's home, its temp folder", self.shared: "the session"}
+        return WatchedFolders(folders, limit=own_disk.INODES + 1)
 
     # -- the disk -------------------------------------------------------------------------------
 
@@ -317,7 +344,7 @@ class Sandbox:
                 os.killpg(self.running, signal.SIGKILL)
         self.kill_strays()
         if self.uid is not None and not row(self.tier).namespaces:
-            remove_owned_by(self.uid, PUBLIC_TEMP)  # what its uid left in the world-writable folders
+            leftovers.remove_everything_of(self.uid)  # in the world-writable folders and in System V IPC
         if self.own_disk:
             own_disk.unmount(self.session)
         scratch_dirs.remove(self.session)  # what stays is a line on stderr; the next sweep tries again

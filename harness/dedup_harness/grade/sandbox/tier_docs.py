@@ -73,8 +73,12 @@ signal it; if anything gets through, `grade` stops and says how to isolate the w
 
 - The worker confines itself before any submission code runs: Landlock (files, TCP, signal and
   abstract-socket scopes) where the kernel has it, and seccomp (no sockets, no new processes or
-  programs, no namespaces, mounts or tracing); its audit hook then refuses network, new processes
-  and signals to other processes, and each refused attempt is listed in the report. Where seccomp is
+  programs, no pipes, no namespaces, mounts or tracing, no memory outside the process: memfd,
+  System V and POSIX IPC, which no measurement of the worker's memory would show and System V's
+  would outlive it; no fallocate); its audit hook then refuses network, new processes and signals
+  to other processes, and each refused attempt is listed in the report. In the seccomp tier, which
+  has no Landlock, every call that opens, makes or removes a file is the grader's to decide: it does
+  the call itself beneath the worker's folders, as the worker, and refuses the rest. Where seccomp is
   installed, every call its filter refuses, made through Python or libc, is reported to the grader by
   the kernel (seccomp user notification), which the submission cannot silence; what Landlock and the
   namespaces refuse (files) and the rest are the audit hook's notes, marked "worker's hook", which
@@ -88,11 +92,19 @@ signal it; if anything gets through, `grade` stops and says how to isolate the w
   0700 otherwise.
 - A submission that fills its disk gets its own verdict, "disk full", never a harness error, and
   never costs the submission graded beside it a point. In the tiers with namespaces its session is a
-  tmpfs of its own, mounted in the namespace of the process that grades it; in the others a watch
-  stops the worker the moment its files pass the limit or fill the temp folder, between calls the
-  worker is paused, and a batch grades only as many at a time as the free space holds.
+  tmpfs of its own (at most 65,536 files and folders), mounted in the namespace of the process that
+  grades it; in the others a watch stops the worker once its files pass the limit or those 65,536
+  entries, or fill the temp folder: every 10 ms it reads the disk's free blocks and inodes, and only
+  when their change could have taken the worker past a limit does it walk what the worker wrote,
+  holding it still meanwhile; between calls the worker is paused, and a batch grades only as many at
+  a time as the free space holds, each with its limit and the room beside it for what it can write
+  between two looks (four writes of the file size limit).
 - Where nothing but file modes would keep the workers apart (a non-root grader in the seccomp or
-  none tier: its workers share its uid) the batch grades one submission at a time, and says so.
+  none tier: its workers share its uid), or a worker from its classmates' originals (the seccomp
+  tier on a kernel before 5.14), the batch grades one submission at a time, and says so.
+- Nothing of a worker outlives the batch: where it could write outside its session (the none tier,
+  the seccomp tier before Linux 5.14), what a root grader's worker uid left in the world-writable
+  folders and in System V IPC is removed after it.
 - The packages a course allows (`grade --allow`) are a copy of the grader's, made once per run and
   shown read-only, last on the worker's path; nothing else of the grader's packages is on it. A
   worker that shares the grader's uid with no namespace (a non-root grader's landlock, seccomp or

@@ -23,6 +23,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from dedup_harness.grade import file_decisions
 from dedup_harness.grade.sandbox import bwrap, detect, own_disk, unshare
 from dedup_harness.grade.sandbox.interpreter import Interpreter, find
 from dedup_harness.grade.sandbox.launch import Launch, direct
@@ -135,6 +136,7 @@ class WorkerSetup:
     user_namespace: bool = False  # the unshare tier goes through a user namespace
     own_disk: bool = False  # each submission's session is a tmpfs of its own
     packages: Packages | None = None  # the packages the course allows (--allow), copied for this run
+    decides_files: bool = False  # the seccomp tier: the grader decides every file call (``file_decisions``)
 
     def as_json(self) -> str:
         """The setup as the grading plugin's option carries it to each grading process."""
@@ -150,8 +152,14 @@ class WorkerSetup:
 
     @property
     def one_at_a_time(self) -> bool:
-        """Workers share the grader's uid and nothing but file modes keeps them apart: grade one at a time."""
-        return not row(self.tier).apart_as_one_user and not is_root()
+        """Workers share the grader's uid and nothing but file modes keeps them apart, or nothing keeps a worker
+        from its classmates' originals (the seccomp tier where the grader cannot decide file calls): one at a time."""
+        return (not row(self.tier).apart_as_one_user and not is_root()) or self.blind_to_files
+
+    @property
+    def blind_to_files(self) -> bool:
+        """The seccomp tier on a kernel where the grader cannot decide the file calls: file modes alone."""
+        return self.tier is Tier.SECCOMP and not self.decides_files
 
 
 def why_not(tier: Tier) -> str | None:
@@ -189,4 +197,5 @@ def worker_setup(asked: str = AUTO, python: str | None = None) -> WorkerSetup:
         passed_over,
         user_namespace=tier is Tier.UNSHARE and detect.unshare_needs_user_namespace(),
         own_disk=row(tier).own_disk and own_disk.works(),
+        decides_files=tier is Tier.SECCOMP and file_decisions.works_here(),
     )

@@ -29,6 +29,13 @@ _X86_64: dict[str, int] = {
     "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312, "finit_module": 313,
     "sched_setattr": 314, "seccomp": 317, "kexec_file_load": 320, "bpf": 321, "execveat": 322,
     "userfaultfd": 323,
+    "pipe": 22, "shmget": 29, "shmat": 30, "shmctl": 31, "semget": 64, "semop": 65, "semctl": 66, "shmdt": 67,
+    "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71, "setgroups": 116, "setfsuid": 122, "setfsgid": 123,
+    "semtimedop": 220, "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243,
+    "mq_notify": 244, "mq_getsetattr": 245, "fallocate": 285, "pipe2": 293, "memfd_create": 319,
+    "open": 2, "creat": 85, "rename": 82, "mkdir": 83, "rmdir": 84, "link": 86, "unlink": 87, "symlink": 88,
+    "openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "linkat": 265, "symlinkat": 266,
+    "renameat2": 316,
 }  # fmt: skip
 
 # asm-generic has no fork, vfork, chmod, chown, lchown, mknod, iopl or ioperm.
@@ -47,6 +54,11 @@ _AARCH64: dict[str, int] = {
     "setns": 268, "process_vm_readv": 270, "process_vm_writev": 271, "kcmp": 272, "finit_module": 273,
     "sched_setattr": 274, "seccomp": 277, "bpf": 280, "execveat": 281, "userfaultfd": 282,
     "kexec_file_load": 294,
+    "mkdirat": 34, "unlinkat": 35, "symlinkat": 36, "linkat": 37, "renameat": 38, "fallocate": 47, "openat": 56,
+    "pipe2": 59, "setgroups": 159, "setfsuid": 151, "setfsgid": 152, "mq_open": 180, "mq_unlink": 181,
+    "mq_timedsend": 182, "mq_timedreceive": 183, "mq_notify": 184, "mq_getsetattr": 185, "msgget": 186,
+    "msgctl": 187, "msgrcv": 188, "msgsnd": 189, "semget": 190, "semctl": 191, "semtimedop": 192, "semop": 193,
+    "shmget": 194, "shmctl": 195, "shmat": 196, "shmdt": 197, "renameat2": 276, "memfd_create": 279,
 }  # fmt: skip
 
 _UNIFIED: dict[str, int] = {
@@ -54,6 +66,7 @@ _UNIFIED: dict[str, int] = {
     "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
     "clone3": 435, "pidfd_getfd": 438, "process_madvise": 440, "mount_setattr": 442, "quotactl_fd": 443,
     "landlock_create_ruleset": 444, "landlock_add_rule": 445, "landlock_restrict_self": 446,
+    "openat2": 437, "memfd_secret": 447,
     "fchmodat2": 452, "setxattrat": 463, "removexattrat": 466, "open_tree_attr": 467, "file_setattr": 469,
 }  # fmt: skip
 

@@ -4,7 +4,7 @@ It refuses, with ``PermissionError`` (EPERM, as the seccomp filter would), every
 the network (a socket, a lookup, a connection), to start a process or a program, and to signal any
 process but the worker itself; and it notes what else a grader wants to know (ctypes, importing the
 test tools, touching files outside the worker's folders, making multiprocessing's locks, which
-Landlock refuses before any process starts). Each attempt is sent to the grader at once, so even a
+Landlock refuses before any process starts, or its shared memory). Each attempt is sent to the grader at once, so even a
 submission that never replies gets it listed in its report.
 
 Each note travels with the category of the rule it met (``categories``), a field of its own, for the
@@ -33,9 +33,13 @@ CONNECTIONS = {"socket.connect": "connect to", "socket.sendto": "send to", "sock
 TEST_TOOLS = ("pytest", "_pytest", "hypothesis", "dedup_harness")
 CHANGES = ("os.remove", "os.rmdir", "shutil.rmtree", "os.rename", "os.truncate")
 SYSTEM_READS = ("/usr/", "/proc/", "/dev/", "/etc/")
-# Imported only to make a semaphore shared between processes (a pool, a queue, a lock of multiprocessing,
-# a ProcessPoolExecutor): its file under /dev/shm is refused by Landlock, where no hook sees the call.
-PROCESS_LOCKS = "multiprocessing.synchronize"
+# Imported only to talk to other processes or share a semaphore with them (a pool, a queue, a lock of
+# multiprocessing, a ProcessPoolExecutor): the pipe is refused by seccomp, the semaphore's file under /dev/shm
+# by Landlock, before any process starts.
+PROCESS_MACHINERY = ("multiprocessing.connection", "multiprocessing.synchronize")
+# Imported only for POSIX shared memory (a file under /dev/shm, refused by Landlock or the grader), memory no
+# measurement of the worker's would show.
+SHARED_MEMORY = "_posixshmem"
 
 
 class Note(NamedTuple):
@@ -109,9 +113,11 @@ class AuditHook:
             return Note(f"used ctypes ({event})")
         if event == "import" and str(args[0]).split(".")[0] in TEST_TOOLS:
             return Note(f"tried to import {args[0]}")
-        if event == "import" and args[0] == PROCESS_LOCKS:
+        if event == "import" and args[0] in PROCESS_MACHINERY:
             what = "tried to start a process (multiprocessing: a pool, a queue or a lock shared between processes)"
             return Note(what, category=categories.PROCESSES)
+        if event == "import" and args[0] == SHARED_MEMORY:
+            return Note("tried to use shared memory (multiprocessing.shared_memory)", category=categories.SHARED_MEMORY)
         if event in CHANGES:
             target = self.outside(args[0])
             return Note(f"tried to delete or change {target}", category=categories.FILES) if target else None

@@ -103,19 +103,27 @@ def _extra_denied(abi: int) -> tuple[str, ...]:
 
 
 def _seccomp_layer(
-    enabled: bool, signals: seccomp.SignalPolicy, extra: Sequence[str] = (), report_to: int | None = None
+    enabled: bool,
+    signals: seccomp.SignalPolicy,
+    extra: Sequence[str] = (),
+    report_to: int | None = None,
+    files: dict[str, list[str]] | None = None,
 ) -> tuple[bool, str]:
-    """The filter, if asked for; with ``report_to`` (a socket to the grader, closed here) its refusals go there."""
+    """The filter, if asked for; with ``report_to`` (a socket to the grader, closed here) its refusals go there,
+    and with ``files`` the file calls too, for the grader to decide by those rules."""
     arch = current_arch() if enabled else None
     if arch is None:
         if report_to is not None:
             os.close(report_to)
         why = f"no syscall table for {os.uname().machine}" if enabled else "not requested"
+        if files is not None:
+            raise ConfinementError(f"the grader cannot decide the file calls: seccomp {why}")
         return False, f"NOT installed ({why})"
-    reported = seccomp.install_filter(arch, signals, extra, report_to=report_to)
+    reported = seccomp.install_filter(arch, signals, extra, report_to=report_to, files=files)
     groups = ", ".join([*seccomp.DENIED, *extra])
     told = "; each refusal reported to the grader by the kernel" if reported else ""
-    return True, f"installed for {arch.name}: EPERM for {groups}; clone3 gets ENOSYS{told}"
+    decided = "; the file calls decided by the grader" if files is not None else ""
+    return True, f"installed for {arch.name}: EPERM for {groups}; clone3 gets ENOSYS{told}{decided}"
 
 
 def _landlock_layer(
@@ -141,6 +149,7 @@ def confine(
     require_landlock: bool = False,
     audit_log: bool = True,
     report_to: int | None = None,
+    grader_decides_files: bool = False,
 ) -> Report:
     """Confine the calling process for good and report what is in force.
 
@@ -148,10 +157,12 @@ def confine(
     read-only one; ``require_landlock`` makes a kernel without Landlock an error; ``audit_log=False``
     asks Landlock (ABI 7) not to audit-log this process's denials, so hostile code cannot flood the
     kernel's log; ``report_to`` (a unix socket, taken and closed) receives the seccomp filter's
-    listener, so the grader hears of each refusal (``seccomp.install_filter``).
+    listener, so the grader hears of each refusal (``seccomp.install_filter``). With
+    ``grader_decides_files`` (and no Landlock: the seccomp tier) the grader decides every file call
+    by the same rules, sent with the listener.
     """
     landlock.require_single_thread()
-    abi = landlock.abi() if landlock_on else 0
+    abi = landlock.abi() if landlock_on and not grader_decides_files else 0
     if require_landlock and abi == 0:
         raise ConfinementError("Landlock is required but not available")
     if runtime:
@@ -160,17 +171,20 @@ def confine(
     signals = _signal_policy()
     set_no_new_privs()
     rules, net, scoped = _landlock_layer(abi, read_only, read_write, hidden, audit_log)
-    installed, seccomp_words = _seccomp_layer(seccomp_on, signals, _extra_denied(abi), report_to)
-    return _report(abi, rules, net, scoped, installed, seccomp_words, signals)
+    decided = None
+    if grader_decides_files:
+        rules = landlock.FileRules(landlock.unique(read_only), landlock.unique(read_write))
+        decided = {"read_only": list(rules.read_only), "read_write": list(rules.read_write), "hidden": list(hidden)}
+    installed, seccomp_words = _seccomp_layer(seccomp_on, signals, _extra_denied(abi), report_to, decided)
+    return _report(abi, rules, net, scoped, installed, seccomp_words, signals, by_grader=decided is not None)
 
 
-def _files_words(abi: int, rules: landlock.FileRules | None) -> str:
+def _files_words(abi: int, rules: landlock.FileRules | None, *, by_grader: bool) -> str:
     if rules is None:
         return f"NOT restricted (Landlock {'unavailable' if abi == 0 else 'not requested'})"
-    return (
-        f"everything denied except {len(rules.read_only)} read-only and {len(rules.read_write)} read-write paths "
-        "(Landlock)"
-    )
+    how = "the grader, each call a seccomp notification" if by_grader else "Landlock"
+    paths = f"{len(rules.read_only)} read-only and {len(rules.read_write)} read-write paths"
+    return f"everything denied except {paths} ({how})"
 
 
 def _tcp_words(net: int, installed: bool) -> str:
@@ -193,6 +207,8 @@ def _report(
     installed: bool,
     seccomp_words: str,
     signals: seccomp.SignalPolicy,
+    *,
+    by_grader: bool = False,
 ) -> Report:
     group = "own process group" if signals.group is not None else "no group"
     in_force = {
@@ -203,7 +219,7 @@ def _report(
         "seccomp": installed,
     }
     words = {
-        "files": _files_words(abi, rules),
+        "files": _files_words(abi, rules, by_grader=by_grader),
         "tcp": _tcp_words(net, installed),
         "signals": _scope_words(
             scoped,

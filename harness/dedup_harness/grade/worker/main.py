@@ -383,6 +383,7 @@ def lock_down(settings: dict[str, Any], channel: Channel) -> dict[str, Any] | No
             require_landlock=asked.get("require_landlock", False),
             audit_log=False,
             report_to=report_to if type(report_to) is int else None,
+            grader_decides_files=asked.get("grader_decides_files", False),
         )
     except (ConfinementError, OSError) as error:
         channel.send(m.confine_error(f"{type(error).__name__}: {error}"))

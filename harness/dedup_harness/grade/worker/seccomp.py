@@ -2,8 +2,9 @@
 
 Refused with EPERM: every socket (the worker talks to the grader over inherited pipes and needs
 none), ptrace and other processes' memory, fork, vfork and exec, namespaces and mounts, kernel
-attack surface (bpf, io_uring, keyrings...), administration, ownership and extended attributes, and
-filters of its own (seccomp(2), prctl(PR_SET_SECCOMP)). ``clone`` is allowed only with CLONE_THREAD
+attack surface (bpf, io_uring, keyrings...), administration, ownership and extended attributes,
+filters of its own (seccomp(2), prctl(PR_SET_SECCOMP)), memory outside the process (memfd, shared
+memory, System V and POSIX IPC), pipes and fallocate. ``clone`` is allowed only with CLONE_THREAD
 and no CLONE_NEW* flag (threads, not processes); ``clone3`` gets ENOSYS, because its flags live in
 memory a filter cannot read and glibc then falls back to ``clone``. Signals go only to the worker
 itself (and its own process group when it leads one). A foreign ABI (i386 through ``int 0x80``,
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 from .arches import X32_SYSCALL_BIT, Arch
 from .bpf import ALU_AND_K, JA, JEQ_K, JGE_K, JSET_K, LD_W_ABS, OFF_ARCH, OFF_NR, Insn, Item, Label, Op, assemble, ret
 from .bpf import load_arg as arg
-from .syscalls import PR_SET_SECCOMP, ConfinementError, prctl, syscall
+from .syscalls import PR_SET_DUMPABLE, PR_SET_SECCOMP, ConfinementError, prctl, syscall
 
 RET_ALLOW = 0x7FFF0000
 RET_USER_NOTIF = 0x7FC00000
@@ -33,6 +34,8 @@ RET_ERRNO = 0x00050000
 RET_EPERM = RET_ERRNO | errno.EPERM
 RET_ENOSYS = RET_ERRNO | errno.ENOSYS
 
+SHARED_MEMORY = "memory outside the process"
+PIPES = "pipes to other processes"
 # Calls that simply fail with EPERM, by the reason they go.
 DENIED: dict[str, tuple[str, ...]] = {
     "network": ("socket", "socketpair"),
@@ -62,14 +65,39 @@ DENIED: dict[str, tuple[str, ...]] = {
     ),
     # A filter of the submission's own that returned an error would answer before the grader is told.
     "filters of its own": ("seccomp",),
+    # Memory that no resident size shows, where the memory check reads the worker's: an anonymous file,
+    # shared memory, System V and POSIX IPC (System V's outlives the process, outside every limit). (POSIX
+    # shared memory is a file under /dev/shm: Landlock, or the grader's decision on the seccomp tier's
+    # opens, refuses it.)
+    SHARED_MEMORY: (
+        "memfd_create", "memfd_secret", "shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv",
+        "msgctl", "semget", "semop", "semtimedop", "semctl", "mq_open", "mq_unlink", "mq_timedsend",
+        "mq_timedreceive", "mq_notify", "mq_getsetattr",
+    ),
+    # A pipe's buffer is the kernel's memory too (a megabyte each, made larger), and a pipe is for talking to
+    # another process, which the worker cannot start (multiprocessing's queues are made of them).
+    PIPES: ("pipe", "pipe2"),
+    # A file's blocks taken at once without a byte written: on a shared disk, faster than any watch.
+    "disk space reserved without writing": ("fallocate",),
 }  # fmt: skip
+
+# The seccomp tier's file calls (it has no Landlock), each a notification the grader answers
+# (``grade/file_decisions.py``): it opens or makes what the call names beneath the worker's folders itself, as
+# the worker, and hands back the descriptor or the result; anything else is refused. Every call that opens,
+# makes or removes a name: what Landlock decides in the other tiers.
+DECIDED = (
+    "open", "openat", "openat2", "creat", "mkdir", "mkdirat", "mknod", "mknodat", "rmdir", "unlink", "unlinkat",
+    "rename", "renameat", "renameat2", "link", "linkat", "symlink", "symlinkat", "truncate",
+)  # fmt: skip
 
 SIGNALS = "signals to other processes"
 # The calls allowed or refused by their arguments (``_argument_blocks`` has a block for each), and what a
 # refused one was after, in the words the grader's list of refusals uses (``grade/kernel_refusals.py``).
 ARGUMENT_CHECKED: dict[str, str] = {
     "clone": "new processes or namespaces",
-    "prctl": "filters of its own",
+    # PR_SET_DUMPABLE 0 would hide its memory map and its /proc/PID/mem from a grader without CAP_SYS_PTRACE (a
+    # container's): the memory check could not measure it, nor the seccomp tier's grader read its file calls.
+    "prctl": "filters of its own, or its memory hidden from the grader",
     "setpriority": "other processes",
     "ioctl": "typing into a terminal",
     **dict.fromkeys(
@@ -178,7 +206,8 @@ def _ioctl() -> list[Item]:
 def _argument_blocks(signals: SignalPolicy) -> list[list[Item]]:
     """Every call whose verdict depends on its arguments, one block each."""
     own = (0, signals.pid)  # 0 means "the caller" for these calls
-    blocks = [_clone(), _kill(signals), _setpriority(signals.pid), _ioctl(), _arg_not("prctl", 0, (PR_SET_SECCOMP,))]
+    refused_prctl = (PR_SET_SECCOMP, PR_SET_DUMPABLE)
+    blocks = [_clone(), _kill(signals), _setpriority(signals.pid), _ioctl(), _arg_not("prctl", 0, refused_prctl)]
     blocks += [_arg_in(n, 0, (signals.pid,)) for n in ("tkill", "tgkill", "rt_sigqueueinfo", "rt_tgsigqueueinfo")]
     blocks += [
         _arg_in(n, 0, own)
@@ -196,7 +225,7 @@ def _argument_blocks(signals: SignalPolicy) -> list[list[Item]]:
     return [*blocks, _mknod("mknod", 1), _mknod("mknodat", 2)]
 
 
-def _dispatch(arch: Arch, blocks: list[list[Item]], extra: Sequence[str]) -> list[Item]:
+def _dispatch(arch: Arch, blocks: list[list[Item]], extra: Sequence[str], decided: Sequence[str]) -> list[Item]:
     """The call's number against every rule; a number no rule names is allowed."""
     table = arch.syscalls
     items: list[Item] = []
@@ -206,22 +235,36 @@ def _dispatch(arch: Arch, blocks: list[list[Item]], extra: Sequence[str]) -> lis
     for block in blocks:
         name = block[0].name if isinstance(block[0], Label) else ""
         items.append(Op(JEQ_K, table[name], name, None))
-    return [*items, ret(RET_ALLOW)]
+    items += [Op(JEQ_K, table[n], "decide", None) for n in decided if n in table]
+    return [*items, ret(RET_ALLOW), Label("decide"), ret(RET_USER_NOTIF)]
 
 
 def build_filter(
-    arch: Arch, signals: SignalPolicy, extra_denied: Sequence[str] = (), *, notify: bool = False
+    arch: Arch,
+    signals: SignalPolicy,
+    extra_denied: Sequence[str] = (),
+    *,
+    notify: bool = False,
+    decide_files: bool = False,
 ) -> list[Insn]:
     """The whole program for one architecture; ``extra_denied`` names more calls to refuse with EPERM.
 
     The architecture is checked first: numbers mean other calls on i386 (``int 0x80``) and x32. With
-    ``notify`` every refusal but clone3's ENOSYS is a user notification, for the listener to answer.
+    ``notify`` every refusal but clone3's ENOSYS is a user notification, for the listener to answer;
+    with ``decide_files`` (and ``notify``) so is every call of ``DECIDED``, for the grader to decide.
     """
+    if decide_files and not notify:
+        raise ValueError("the grader decides the file calls only through a listener")
+    decided = DECIDED if decide_files else ()
     items: list[Item] = [Op(LD_W_ABS, OFF_ARCH), Op(JEQ_K, arch.audit_arch, None, "eperm"), Op(LD_W_ABS, OFF_NR)]
     if arch.has_x32:
         items.append(Op(JGE_K, X32_SYSCALL_BIT, "eperm", None))
-    blocks = [b for b in _argument_blocks(signals) if isinstance(b[0], Label) and b[0].name in arch.syscalls]
-    items += _dispatch(arch, blocks, extra_denied)
+    blocks = [
+        b
+        for b in _argument_blocks(signals)
+        if isinstance(b[0], Label) and b[0].name in arch.syscalls and b[0].name not in decided
+    ]
+    items += _dispatch(arch, blocks, extra_denied, decided)
     for block in blocks:
         items += block
     refused = RET_USER_NOTIF if notify else RET_EPERM
@@ -264,38 +307,51 @@ def install(arch: Arch, program: Sequence[Insn], *, listener: bool = False) -> i
     return None
 
 
-def install_filter(arch: Arch, signals: SignalPolicy, extra: Sequence[str] = (), *, report_to: int | None) -> bool:
+def install_filter(
+    arch: Arch,
+    signals: SignalPolicy,
+    extra: Sequence[str] = (),
+    *,
+    report_to: int | None,
+    files: dict[str, list[str]] | None = None,
+) -> bool:
     """Install the filter; True when each refusal goes to the grader as a notification on ``report_to``.
 
     ``report_to`` (a unix socket to the grader, or None) is closed here whatever happens. A kernel
     without listeners (before 5.7) gets the filter that answers EPERM itself; if the hand-over fails,
     no one answers and a refused call fails with ENOSYS instead. A call is refused either way.
+    ``files``: the file calls go to the grader too (``DECIDED``), which decides them by these rules (the
+    paths Landlock would have been given: ``read_only``, ``read_write``, ``hidden``); without a listener
+    no file could be opened, so that is a ``ConfinementError``.
     """
+    import array  # before the filter: from then on an import opens its files through the grader
+    import json
+    import socket
+
     if report_to is None:
+        if files is not None:
+            raise ConfinementError("the grader decides the file calls only through a listener")
         install(arch, build_filter(arch, signals, extra))
         return False
     try:
-        listener = install(arch, build_filter(arch, signals, extra, notify=True), listener=True)
-    except OSError:
+        program = build_filter(arch, signals, extra, notify=True, decide_files=files is not None)
+        listener = install(arch, program, listener=True)
+    except OSError as error:
         os.close(report_to)
+        if files is not None:
+            raise ConfinementError(f"no seccomp listener for the grader to decide the file calls: {error}") from None
         install(arch, build_filter(arch, signals, extra))
         return False
     assert listener is not None
     try:
-        hand_over(listener, report_to)
-    except OSError:
-        return False
-    return True
-
-
-def hand_over(listener: int, to: int) -> None:
-    """Send ``listener`` over the unix socket ``to`` (SCM_RIGHTS), then close both here: only the grader holds it."""
-    import array
-    import socket
-
-    try:
-        with socket.socket(fileno=to) as channel:
+        with socket.socket(fileno=report_to) as channel:
             rights = array.array("i", [listener]).tobytes()
-            channel.sendmsg([b"L"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, rights)])
+            said = json.dumps({"files": files}).encode() if files is not None else b"L"
+            channel.sendmsg([said], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, rights)])
+    except OSError as error:
+        if files is not None:
+            raise ConfinementError(f"the seccomp listener could not be handed to the grader: {error}") from None
+        return False
     finally:
-        os.close(listener)
+        os.close(listener)  # only the grader holds it
+    return True

@@ -13,6 +13,7 @@ from typing import Any
 PR_SET_NO_NEW_PRIVS = 38
 PR_GET_NO_NEW_PRIVS = 39
 PR_SET_SECCOMP = 22
+PR_SET_DUMPABLE = 4
 
 _LIBC: Any = None
 
