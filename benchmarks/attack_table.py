@@ -39,38 +39,25 @@ ATTACKS = (
     "disk_outrun",
 )
 TIERS = ("bubblewrap", "unshare", "landlock", "seccomp")
-WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+sys.path.insert(0, str(HARNESS_TESTS))  # the tests' helpers: the samples, and what a grade left behind
+import left_behind  # noqa: E402
+
 UID_BASE = 200_000_000  # grade/sandbox/users.py: a root grader's workers' uids start here
 
 
 def owned_entries() -> set[tuple[str, int]]:
     """(path, owner) of what lies directly in the world-writable folders, and every System V IPC object."""
     found = set()
-    for folder in WORLD_WRITABLE:
+    for folder in left_behind.WORLD_WRITABLE:
         for entry in os.scandir(folder):
             try:
                 found.add((entry.path, entry.stat(follow_symlinks=False).st_uid))
             except OSError:
                 continue
-    for kind in ("shm", "msg", "sem"):
-        lines = Path(f"/proc/sysvipc/{kind}").read_text(encoding="ascii").splitlines()
-        names = lines[0].split() if lines else []
-        for line in lines[1:]:
-            row = dict(zip(names, line.split(), strict=False))
-            found.add((f"{kind} {line.split()[1]}", int(row["uid"])))
-    return found
-
-
-def named_with(token: str) -> list[str]:
-    found = []
-    for top in (*WORLD_WRITABLE, "/dev/mqueue"):
-        for folder, folders, files in os.walk(top):
-            found += [os.path.join(folder, name) for name in folders + files if token in name]
-    return found
+    return found | {(f"{kind} {row['key']}", int(row["uid"])) for kind, row in left_behind.ipc_objects()}
 
 
 def source_of(attack: str, token: str, nested: Path) -> str:
-    sys.path.insert(0, str(HARNESS_TESTS))
     from grading_support import hostile_source
 
     text = hostile_source(attack).replace("TOKEN = None", f"TOKEN = {token!r}", 1)
@@ -99,7 +86,7 @@ def one(attack: str, tier: str, disk_size: str, also: list[str]) -> str:
         done = subprocess.run(command, env={**os.environ, "TMPDIR": str(temp)}, capture_output=True, text=True)
         seconds = time.monotonic() - started
         new = {(path, uid) for path, uid in owned_entries() - before if uid >= UID_BASE}
-        left = [*os.listdir(temp), *named_with(token), *(path for path, _ in sorted(new))]
+        left = [*os.listdir(temp), *left_behind.named_with(token), *(path for path, _ in sorted(new))]
         if done.returncode != 0 or not (base / "grades.json").exists():
             return f"| {attack} | {tier} | grade exited {done.returncode}: {done.stderr.strip()[-200:]} | | | |"
         by_name = {Path(s["submission"]).name: s for s in json.loads((base / "grades.json").read_text())["submissions"]}

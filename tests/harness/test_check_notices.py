@@ -123,7 +123,8 @@ def test_ctypes_is_said_to_be_beyond_checks_view(recorder: Recorder, tmp_path: P
     students(tmp_path, "import ctypes\ndef run(tmp):\n    return ctypes.CDLL(None).getpid()\n")(tmp_path)
     assert recorder.noticed == []
     assert [site.split(" line ")[0] for site in recorder.unforeseen] == ["dedup.py"]
-    assert Checked(GradeReport("x", Status.GRADED, ZERO + 14, ZERO + 14, []), [], [], False, recorder.unforeseen).exit_status() == 1
+    full = GradeReport("dedup.py", Status.GRADED, ZERO + 14, ZERO + 14, [])
+    assert Checked(full, [], [], False, recorder.unforeseen).exit_status() == 1
 
 
 def test_nothing_is_refused_and_the_first_of_each_kind_in_a_check_is_kept(recorder: Recorder, tmp_path: Path) -> None:

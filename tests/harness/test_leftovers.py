@@ -15,42 +15,31 @@ world-writable folder, in System V IPC (``ipcs``) or in /dev/mqueue, nor anythin
 
 from __future__ import annotations
 
-import os
 import secrets
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from beside_correct import EVERY_CASE, Batch, graded_in_a_temp_of_its_own
 from dedup_harness.core.checks import CHECKS
 from grading_support import hostile_source
+from left_behind import ipc_objects, named_with
 from machine_setups import public_folder
 
 SPOOL_CHECK = CHECKS[10]
 SAYS = "leftovers: "
-WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
-
-
-def named_with(token: str) -> list[str]:
-    """Everything named with ``token`` in the world-writable folders (at any depth) and in /dev/mqueue."""
-    found = []
-    for top in (*WORLD_WRITABLE, "/dev/mqueue"):
-        for folder, folders, files in os.walk(top):
-            found += [os.path.join(folder, name) for name in folders + files if token in name]
-    return found
 
 
 def ipc_keyed_by(token: str) -> list[str]:
-    """The System V IPC objects whose key ``leftovers_everywhere`` makes from ``token`` (ipcs, from /proc)."""
+    """The System V IPC objects whose key ``leftovers_everywhere`` makes from ``token``."""
     keys = {int(token[:7], 16) * 16 + n for n in range(7)}
-    found = []
-    for kind in ("shm", "msg", "sem"):
-        lines = Path(f"/proc/sysvipc/{kind}").read_text(encoding="ascii").splitlines()[1:]
-        found += [f"{kind}: {line.split()[:2]}" for line in lines if int(line.split()[0]) in keys]
-    return found
+    return [
+        f"{kind}: {list(row.values())[:2]}"  # its key and id
+        for kind, row in ipc_objects()
+        if int(row["key"]) in keys
+    ]
 
 
 @dataclass
