@@ -32,7 +32,7 @@ from grading_support import hostile_bytes
 from machine_setups import TEST_USER, missing_for_setups, public_folder
 from upload_shapes import HARD_LINK_NOTE, SHAPES, refusal
 
-BUDGET = 20  # seconds of worker time each: the correct sample needs a few; the stall takes them all
+BUDGET = 20  # seconds of worker time each: the correct sample needs a few; the stall no more than these
 FULL_MARKS = ("deep_sum_1200", "latin1_cookie", "print_400mb_a_call")
 NOT_COMPILED = {"deep_sum_3000": "RecursionError", "unary_minus": "MemoryError"}
 STALL = "stall_feed"
@@ -128,11 +128,15 @@ def test_a_source_python_cannot_compile_is_its_own_problem_line_and_0(batch: Any
     assert found["problems"][0].endswith(f"({NOT_COMPILED[name]})")
 
 
-def test_a_stage_that_stalls_the_graders_writes_is_stopped_when_its_budget_ends(batch: Any) -> None:
+def test_a_stage_that_stalls_the_graders_writes_is_stopped_within_its_budget(batch: Any) -> None:
+    """Only check 14's corpora are large enough to stall on: its call's own window (10 s) stops it there, before the
+    budget ends; either way the wait on the blocked write is charged, and the batch pays no more than the budget."""
     graded: Batch = batch[0]
     found = graded.submission(STALL)
     assert found["status"] == "graded" and 0 < found["score"] < len(CHECKS)
-    assert f"timeout: the submission used up its {BUDGET} s of worker time" in graded.feedback(STALL)
+    [lost] = [check for check in found["checks"] if check["outcome"] != "passed"]
+    assert lost["outcome"] == "timeout" and lost["feedback"][-1].startswith("timeout: "), lost
+    assert found["seconds"] <= BUDGET + 1, found["seconds"]
 
 
 def test_two_submissions_that_would_share_a_gradescope_folder_each_keep_their_own(batch: Any) -> None:
