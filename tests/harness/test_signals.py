@@ -292,6 +292,22 @@ with signals.ending_on_signals():
 """
 
 
+def test_a_forked_child_is_killed_and_reaped_when_the_run_ends() -> None:
+    """A zombie still has its /proc entry and start time: the end-of-run sweep would take it for alive and leave
+    its scratch (the preflight's, where it grades in a child of its own)."""
+    from dedup_harness.core import scratch_dirs, signals
+
+    with pytest.raises(KeyboardInterrupt), signals.forked() as pid:
+        if pid == 0:  # pragma: no cover (the child waits to be killed)
+            time.sleep(60)
+            os._exit(0)
+        child = pid
+        raise KeyboardInterrupt
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child, os.WNOHANG)
+    assert scratch_dirs.is_dead(f"dedup-harness-preflight-{child}.1-x")
+
+
 @pytest.mark.skipif(not hasattr(os, "register_at_fork"), reason="no os.register_at_fork here")
 def test_a_signal_inside_a_forks_callbacks_still_ends_the_run() -> None:
     """Python prints and drops an exception raised in an at-fork callback: a fork raises its signal after."""

@@ -138,13 +138,19 @@ def forked() -> Iterator[int]:
     no ending signal raised inside the fork. A signal that lands while ``os.fork`` runs its at-fork
     callbacks (logging's lock release) would raise inside one, where Python prints it and drops it:
     the run would go on as though nothing came. The child (0) gets the block too, and must leave
-    it by ``os._exit``."""
+    it by ``os._exit``. When the block raises (the run ends), the child is killed and reaped."""
     with deferred():
         pid = os.fork()
         if pid:
             track(pid, group=False)
     try:
         yield pid
+    except BaseException:
+        if pid:  # the run is ending: the child is killed (the signal did), and reaped, for a zombie looks alive
+            _kill(pid, group=False)  # to the sweep of scratch, which would leave the child's where it lies
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+        raise
     finally:
         if pid:
             untrack(pid)
