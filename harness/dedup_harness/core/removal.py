@@ -59,6 +59,8 @@ class Leftovers:
 
 def escaped(path: str | bytes) -> str:
     """``path`` as text on one line: bytes that are not UTF-8 and control characters written as escapes."""
+    if isinstance(path, str) and path.isprintable():  # no surrogates either: its bytes decode back to it
+        return path  # the common case, at C speed: a deep tree's snapshot escapes thousands of long paths
     raw = path if isinstance(path, bytes) else os.fsencode(path)
     text = raw.decode("utf-8", "backslashreplace")
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)

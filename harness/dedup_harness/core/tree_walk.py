@@ -41,6 +41,7 @@ class Frame:
     name: str  # in its parent
     ident: tuple[int, int]  # (st_dev, st_ino)
     pending: list[str] | None = None  # subfolders still to visit (the last first); None until it is read
+    relative: str = ""  # its path from the top, kept so that a deep tree's names cost no walk of the frames
 
 
 def _owner_rights(fd: int, mode: int) -> None:
@@ -132,7 +133,8 @@ class Walk:
 
     def relative(self, name: str = "") -> str:
         """The current folder's path (or that of ``name`` in it), relative to the top."""
-        return "/".join([*(frame.name for frame in self.frames[1:]), *([name] if name else [])])
+        folder = self.frames[-1].relative
+        return f"{folder}/{name}" if folder and name else folder or name
 
     def path(self, name: str = "") -> str:
         relative = self.relative(name)
@@ -149,7 +151,8 @@ class Walk:
             _owner_rights(child, info.st_mode)
         os.close(self.fd)
         self.fd = child
-        self.frames.append(Frame(name, (info.st_dev, info.st_ino)))
+        parent = self.frames[-1].relative
+        self.frames.append(Frame(name, (info.st_dev, info.st_ino), relative=f"{parent}/{name}" if parent else name))
 
     def up(self) -> str | None:
         """Back to the parent folder; the name of the folder just left, or None at the top."""
