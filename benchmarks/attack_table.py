@@ -57,11 +57,12 @@ def owned_entries() -> set[tuple[str, int]]:
     return found | {(f"{kind} {row['key']}", int(row["uid"])) for kind, row in left_behind.ipc_objects()}
 
 
-def source_of(attack: str, token: str, nested: Path) -> str:
-    from grading_support import hostile_source
+def source_of(attack: str, token: str, nested: Path) -> bytes:
+    """The sample's dedup.py as a student hands it in: bytes in the encoding its cookie names."""
+    from grading_support import hostile_bytes
 
-    text = hostile_source(attack).replace("TOKEN = None", f"TOKEN = {token!r}", 1)
-    return text.replace("NESTED = None", f"NESTED = {str(nested)!r}", 1)
+    text = hostile_bytes(attack).replace(b"TOKEN = None", f"TOKEN = {token!r}".encode(), 1)
+    return text.replace(b"NESTED = None", f"NESTED = {str(nested)!r}".encode(), 1)
 
 
 def one(attack: str, tier: str, disk_size: str, also: list[str]) -> str:
@@ -76,9 +77,9 @@ def one(attack: str, tier: str, disk_size: str, also: list[str]) -> str:
     if mounted:
         subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={disk_size},mode=1777", "table", str(temp)], check=True)
     try:
-        for name, source in ((attack, source_of(attack, token, nested)), ("correct", CORRECT.read_text("utf-8"))):
+        for name, source in ((attack, source_of(attack, token, nested)), ("correct", CORRECT.read_bytes())):
             (base / name).mkdir(mode=0o755)
-            (base / name / "dedup.py").write_text(source.replace("CLASS = None", f"CLASS = {str(base)!r}"), "utf-8")
+            (base / name / "dedup.py").write_bytes(source.replace(b"CLASS = None", f"CLASS = {str(base)!r}".encode()))
         before = owned_entries()
         command = [sys.executable, "-m", "dedup_harness.cli", "grade", str(base / attack), str(base / "correct")]
         command += ["--jobs", "2", "--tier", tier, "--json", str(base / "grades.json"), *also]
