@@ -41,7 +41,7 @@ def hashes(m: int, items: int) -> int:
 
 
 @dataclass(frozen=True)
-class Budget:
+class FalsePositiveBudget:
     """The false positives a screen through a filter sized by the rule is expected to meet, and the range
     SLACK standard deviations allow either side of it (whole numbers; ``least`` at least 0)."""
 
@@ -60,7 +60,7 @@ class Budget:
         return self.least <= false_positives <= self.most
 
 
-def budget(items: int, error_rate: float, once: Iterable[bool] | None = None) -> Budget:
+def budget(items: int, error_rate: float, once: Iterable[bool] | None = None) -> FalsePositiveBudget:
     """The false positives of a screen of ``items`` paragraphs through a filter sized for them at ``error_rate``
     by the rule: its m and k, what the contract fixes, never what a stage says it used.
 
@@ -81,4 +81,4 @@ def budget(items: int, error_rate: float, once: Iterable[bool] | None = None) ->
             q = (1 - math.exp(-k * t / m)) ** k
             mean += q
             variance += q * (1 - q)
-    return Budget(mean, math.sqrt(variance))
+    return FalsePositiveBudget(mean, math.sqrt(variance))

@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from dedup_harness.core import bloom_sizing, reference
-from dedup_harness.core.bloom_sizing import Budget
+from dedup_harness.core.bloom_sizing import FalsePositiveBudget
 from dedup_harness.core.contract import STATS_KEYS
 
 # The stats the oracle knows; the filter's three (bloom_bits, candidates, false_positives) come from the filter.
@@ -69,7 +69,7 @@ class Expected:
         return sum(1 for n in self._occurrences.values() if n > 1)
 
     @cached_property
-    def budget(self) -> Budget:
+    def budget(self) -> FalsePositiveBudget:
         """The false positives a filter sized by the rule meets here, screening the paragraphs in input order."""
         once = [n == 1 for n in self._occurrences.values()]  # a Counter keeps the order of first occurrence
         return bloom_sizing.budget(len(self.paragraphs), self.rate, once)
