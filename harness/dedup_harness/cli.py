@@ -92,20 +92,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             return stop.code if isinstance(stop.code, int) else USAGE_ERROR
         except KeyboardInterrupt as interrupt:
             return interrupted(command, interrupt)
-        with scratch_dirs.hypothesis_home():
-            try:
-                scratch_dirs.sweep_all()  # what runs killed outright left behind
-                return int(args.run(args))
-            except SystemExit as stop:
-                return stop.code if isinstance(stop.code, int) else USAGE_ERROR
-            except BrokenPipeError:  # `dedup-harness tests | head`: the reader left; say nothing more to it
-                return output_closed()
-            except KeyboardInterrupt as interrupt:
-                from dedup_harness.core.runner import stop_fork_server  # (imported only here: not free)
+        try:
+            return _run(args, command)
+        except KeyboardInterrupt as interrupt:  # a signal as the run ended: its last sweep ran whole first
+            return interrupted(command, interrupt)
 
-                stop_fork_server()  # before the sweep below: it may still be writing in this run's scratch
-                return interrupted(command, interrupt)
-            finally:
+
+def _run(args: argparse.Namespace, command: str) -> int:
+    """Run the parsed command between the two sweeps of scratch: what dead runs left, then its own."""
+    with scratch_dirs.hypothesis_home():
+        try:
+            scratch_dirs.sweep_all()  # what runs killed outright left behind
+            return int(args.run(args))
+        except SystemExit as stop:
+            return stop.code if isinstance(stop.code, int) else USAGE_ERROR
+        except BrokenPipeError:  # `dedup-harness tests | head`: the reader left; say nothing more to it
+            return output_closed()
+        except KeyboardInterrupt as interrupt:
+            from dedup_harness.core.runner import stop_fork_server  # (imported only here: not free)
+
+            stop_fork_server()  # before the sweep below: it may still be writing in this run's scratch
+            return interrupted(command, interrupt)
+        finally:
+            with signals.deferred():  # a signal that comes now waits until the sweep is done
                 scratch_dirs.sweep_all(mine=True)
 
 

@@ -7,6 +7,7 @@ import signal
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,7 +18,9 @@ import pytest
 # Imported at collection: rich draws from the global random module when its styles are first imported.
 import dedup_harness.commands.dedup  # noqa: F401
 from dedup_harness.cli import build_parser, main
+from dedup_harness.commands import outputs
 from dedup_harness.commands import verify as verify_command
+from dedup_harness.core import scratch_dirs
 from dedup_harness.core.paths import FIXTURE_DIR
 from dedup_harness.verify.targets import Layout
 
@@ -163,11 +166,76 @@ class TestTogetherOrNotAtAll:
         assert "interrupted (SIGTERM)" in capsys.readouterr().err
         assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl", "stats.json"]
 
+    def test_a_signal_at_any_line_of_declaring_or_sweeping_leaves_nothing_behind(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    ) -> None:
+        """A signal between making a part file and recording it, while its folder is swept, or in the sweeps that
+        begin and end a run: the run exits 128 + N, and its outputs are all there or none is (no part file)."""
+        monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))  # the sweeps' lines: the same every run
+        (tmp_path / "temp").mkdir()
+        corpus = tmp_path / "in.jsonl"
+        corpus.write_text('{"id": "a", "text": "x\\n\\ny"}\n')
+        lines = signalled_at_line(corpus, tmp_path / "unsignalled", at=None)
+        assert lines > 40  # the declaring and both sweeps were seen, line by line
+        for at in range(1, lines + 1):
+            folder = tmp_path / f"at-{at}"
+            assert signalled_at_line(corpus, folder, at=at) == 128 + signal.SIGTERM, f"line {at}"
+            assert "Traceback" not in capsys.readouterr().err, f"line {at}"
+            assert sorted(p.name for p in folder.iterdir()) in ([], OUTPUTS), f"a signal at line {at}"
+            assert list((tmp_path / "temp").iterdir()) == [], f"a signal at line {at} left scratch"
+
     def test_two_outputs_naming_one_file_are_refused(self, tmp_path: Path, capsys: Any) -> None:
         same = str(tmp_path / "same.json")
         assert main(["dedup", str(FIXTURE), "-o", same, "--stats", same, "-q"]) == 2
         assert "name the same file" in one_line(capsys.readouterr().err)
         assert list(tmp_path.iterdir()) == []
+
+
+OUTPUTS = ["out.jsonl", "stats.json"]
+# What Outputs does before the work starts, and the sweeps of scratch that begin and end every run.
+SIGNALLED_IN = {outputs.__file__: ("file", "folder", "appended"), scratch_dirs.__file__: ("sweep_all",)}
+TRACED = (outputs.__file__, scratch_dirs.__file__)
+
+
+def signalled_at_line(corpus: Path, folder: Path, at: int | None) -> int:
+    """Run ``dedup`` into ``folder``, sending SIGTERM at the ``at``-th line run inside ``SIGNALLED_IN``.
+
+    With ``at`` None no signal is sent, and the count of such lines is returned.
+    """
+    folder.mkdir()
+    seen = 0
+
+    def inside(frame: Any) -> bool:
+        while frame is not None:
+            if frame.f_code.co_name in SIGNALLED_IN.get(frame.f_code.co_filename, ()):
+                return True
+            frame = frame.f_back
+        return False
+
+    def line(frame: Any, event: str, arg: Any) -> Any:
+        nonlocal seen
+        if event == "line":
+            seen += 1
+            if seen == at:
+                sys.settrace(None)
+                os.kill(os.getpid(), signal.SIGTERM)  # handled at the next bytecode, as a real signal is
+                return None
+        return line
+
+    def call(frame: Any, event: str, arg: Any) -> Any:
+        return line if frame.f_code.co_filename in TRACED and inside(frame) else None
+
+    sys.settrace(call)
+    try:
+        status = main(["dedup", str(corpus), "-o", str(folder / OUTPUTS[0]), "--stats", str(folder / OUTPUTS[1]), "-q"])
+    except KeyboardInterrupt as escaped:  # a failure of this test, not the end of the whole session
+        raise AssertionError(f"a signal at line {at} escaped main(): {escaped!r}") from None
+    finally:
+        sys.settrace(None)
+    if at is not None:
+        return status
+    assert status == 0 and sorted(p.name for p in folder.iterdir()) == OUTPUTS
+    return seen
 
 
 def never(*args: Any, **kwargs: Any) -> Any:

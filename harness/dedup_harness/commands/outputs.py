@@ -281,6 +281,9 @@ def _new_part(target: Path, output: _Output) -> Path:
     with contextlib.suppress(OSError):
         if output.files is None and target.is_file():
             output.mode = stat.S_IMODE(target.stat().st_mode)
+    # Watched before the part is made: the run's last sweep then removes it, whatever moment a signal
+    # comes at (and part files of runs that were killed outright go now).
+    scratch_dirs.watch(target.parent)
     for _ in range(100):
         part = target.parent / f"{scratch_dirs.part_prefix()}{secrets.token_hex(4)}-{target.name[:80]}"
         try:
@@ -290,7 +293,6 @@ def _new_part(target: Path, output: _Output) -> Path:
         except OSError as exc:
             raise OutputError(f"{output.where()}: cannot write in {target.parent}: {exc.strerror or exc}") from None
         os.close(fd)
-        scratch_dirs.watch(target.parent)  # and part files of runs that were killed outright go
         return part
     raise OutputError(f"{output.where()}: cannot make a part file in {target.parent}")
 

@@ -80,8 +80,8 @@ def hypothesis_home() -> Iterator[None]:
 def watch(folder: Path) -> None:
     """Sweep ``folder`` now, the first time this run makes scratch in it, and again when the run ends."""
     if folder not in _watched:
+        _watched.add(folder)  # first: a signal during the sweep below leaves the folder in the run's last one
         sweep(folder)  # what runs killed outright left there
-        _watched.add(folder)
 
 
 def is_dead(name: str, *, mine: bool = False) -> bool:
