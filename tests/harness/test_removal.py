@@ -8,6 +8,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -40,6 +41,21 @@ class TestRemoval:
             left = removal.remove_tree(top)
             assert not left, left.line()
             assert not top.exists()
+
+    def test_a_chain_costs_the_walk_memory_for_one_name_a_level(self, tmp_path: Path) -> None:
+        """A path kept for every level would cost the square of the depth: here 400 MB, at 100,000 levels 10 GB."""
+        with fast_folder(tmp_path) as base:
+            top = base / "top"
+            top.mkdir()
+            chain(top, 20_000)
+            tracemalloc.start()
+            try:
+                left = removal.remove_tree(top)
+                _, peak = tracemalloc.get_traced_memory()
+            finally:
+                tracemalloc.stop()
+            assert not left and not top.exists(), left.line()
+            assert peak < 20 << 20, f"removing the chain took {peak >> 20} MiB"
 
     def test_200000_files_in_one_folder_are_removed(self, tmp_path: Path) -> None:
         with fast_folder(tmp_path) as base:

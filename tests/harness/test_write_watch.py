@@ -6,8 +6,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from dedup_harness.core.removal import snapshot
+from dedup_harness.core.removal import DEEP, snapshot
 from dedup_harness.core.write_watch import TempFolder, WatchedFolders
+from tree_shapes import chain, fast_folder
 
 
 def test_a_new_file_a_changed_one_and_a_new_folder_are_left_and_the_spool_and_a_removed_file_are_not(
@@ -63,3 +64,24 @@ def test_past_its_limit_a_snapshot_says_it_was_cut_and_the_cut_counts_as_left(tm
         for n in range(5, 12):
             (tmp_path / f"f{n}").touch()
     assert "more than 10 entries in the folder" in watch.left(tmp_path / "spool")
+
+
+def test_a_deep_chain_costs_a_snapshot_bounded_keys_and_a_change_at_its_bottom_is_still_seen(tmp_path: Path) -> None:
+    """A chain of 5,000 folders would key its last entry by 10,000 characters, and the chain by 25 million."""
+    with fast_folder(tmp_path) as base:
+        chain(base, 5_000)
+        with WatchedFolders({base: "the folder"}) as watch:
+            fd = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+            for _ in range(4_000):  # one level at a time: the whole path is longer than the kernel takes
+                inner = os.open("d", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+            with os.fdopen(os.open("copy", os.O_CREAT | os.O_WRONLY, dir_fd=fd), "wb") as copy:
+                copy.write(b"{}")
+            os.close(fd)
+            base.joinpath(*["d"] * 40, "near the top").write_text("", encoding="utf-8")
+        keys = watch.after[base]
+        assert len(keys) == 5_002 and max(map(len, keys)) <= DEEP + 40
+        left = watch.left(base / "no spool")
+    assert left[1] == f"{'d/' * 40}near the top (in the folder)"
+    assert len(left) == 2 and left[0].startswith("d/d/") and left[0].endswith("/copy (in the folder)"), left

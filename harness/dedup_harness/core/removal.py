@@ -226,14 +226,21 @@ class State(NamedTuple):
 
 Snapshot = dict[str, State]  # by the entry's path relative to the folder, escaped as ``entries_under`` does
 CUT = "..."  # the name under which a snapshot says it stopped at its limit
+DEEP = 512  # characters of a folder's path that key its entries in a snapshot; past them, its inode does
 
 
 def snapshot(folder: PathLike, *, limit: int = 1 << 17) -> Snapshot:
     """Every entry under ``folder`` (at most ``limit``; past it, one more named ``CUT``) with its ``State``; empty
-    when there is no such folder."""
+    when there is no such folder.
+
+    An entry's key is its path, but for a folder deeper than ``DEEP`` characters: the first of them, then
+    ``CUT`` and the folder's inode (the same in two snapshots while the folder stays). So a key costs at most
+    ``DEEP`` characters and a name, whatever a chain of folders a submission planted.
+    """
     found: Snapshot = {}
 
     def read(walk: Walk, entries: list[os.DirEntry[str]]) -> None:
+        where = _key(walk)
         for entry in entries:
             if len(found) >= limit:
                 found[CUT] = State(False, 0, 0, 0)
@@ -242,7 +249,14 @@ def snapshot(folder: PathLike, *, limit: int = 1 << 17) -> Snapshot:
             with contextlib.suppress(OSError):
                 info = entry.stat(follow_symlinks=False)
                 folder = stat.S_ISDIR(info.st_mode)
-                found[escaped(walk.relative(entry.name))] = State(folder, info.st_ino, info.st_size, info.st_ctime_ns)
+                key = f"{where}/{escaped(entry.name)}" if where else escaped(entry.name)
+                found[key] = State(folder, info.st_ino, info.st_size, info.st_ctime_ns)
 
     _read_tree(folder, read)
     return found
+
+
+def _key(walk: Walk) -> str:
+    """The current folder's part of its entries' keys in a snapshot."""
+    path = walk.relative(most=DEEP + 1)
+    return escaped(path) if len(path) <= DEEP else f"{escaped(path[:DEEP])}{CUT}(inode {walk.frame.ident[1]})"

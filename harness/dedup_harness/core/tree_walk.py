@@ -41,7 +41,6 @@ class Frame:
     name: str  # in its parent
     ident: tuple[int, int]  # (st_dev, st_ino)
     pending: list[str] | None = None  # subfolders still to visit (the last first); None until it is read
-    relative: str = ""  # its path from the top, kept so that a deep tree's names cost no walk of the frames
 
 
 def _owner_rights(fd: int, mode: int) -> None:
@@ -131,10 +130,20 @@ class Walk:
     def frame(self) -> Frame:
         return self.frames[-1]
 
-    def relative(self, name: str = "") -> str:
-        """The current folder's path (or that of ``name`` in it), relative to the top."""
-        folder = self.frames[-1].relative
-        return f"{folder}/{name}" if folder and name else folder or name
+    def relative(self, name: str = "", *, most: int | None = None) -> str:
+        """The current folder's path (or that of ``name`` in it), relative to the top; with ``most``, its first
+        ``most`` characters at most (what it costs stays bounded however deep the folder lies).
+
+        Built when asked, never kept per level: a path kept for every folder of a chain costs the square of
+        its depth (a chain of 100,000 folders, 10 GB).
+        """
+        names, length = [], 0
+        for frame in self.frames[1:]:
+            names.append(frame.name)
+            length += len(frame.name) + 1
+            if most is not None and length > most:
+                return "/".join(names)[:most]
+        return "/".join([*names, name]) if name and names else "/".join(names) or name
 
     def path(self, name: str = "") -> str:
         relative = self.relative(name)
@@ -151,8 +160,7 @@ class Walk:
             _owner_rights(child, info.st_mode)
         os.close(self.fd)
         self.fd = child
-        parent = self.frames[-1].relative
-        self.frames.append(Frame(name, (info.st_dev, info.st_ino), relative=f"{parent}/{name}" if parent else name))
+        self.frames.append(Frame(name, (info.st_dev, info.st_ino)))
 
     def up(self) -> str | None:
         """Back to the parent folder; the name of the folder just left, or None at the top."""
