@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -175,8 +176,11 @@ def test_the_reference_passes_its_own_memory_and_spool_probes(reference_behaviou
 
 @pytest.mark.parametrize("mutant", MUTANTS, ids=[m.name for m in MUTANTS])
 def test_each_extra_mutant_behaves_otherwise_than_the_reference(
-    mutant: Any, tmp_path: Path, reference_behaviour: dict[str, Any]
+    mutant: Any, tmp_path: Path, reference_behaviour: dict[str, Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A run without spool_dir spools in tempfile's folder: what a mutant leaves there stays in the test's.
+    (tmp_path / "temp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "temp"))
     stage = reference.stage_of(mutant.build(tmp_path / "root"))
     assert first_difference(stage, tmp_path, reference_behaviour) is not None, f"{mutant.name} is no bug: {mutant.bug}"
 
