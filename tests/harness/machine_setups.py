@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from dedup_harness.core.paths import DATA_FOLDERS, DATA_ROOT, INSTALLED, PACKAGE_DIR
+
 SYSTEM_PYTHON = "/usr/bin/python3"
 TEST_USER = "dedup-harness-test"
 CONTAINER_CAPS = (
@@ -218,3 +220,20 @@ def hidden_bwrap_path(folder: Path) -> str:
             if program.name != "bwrap" and not target.exists():
                 target.symlink_to(program)
     return str(folder)
+
+
+def private_copy(folder: Path, setup: Setup) -> tuple[str, Path]:
+    """This harness copied into ``folder``, made private (mode 0700, the setup's user's): where harnesses live in
+    practice (``mktemp -d``, root's home, ``pip install --user``). Returns the ``PYTHONPATH`` that imports the
+    copy, and the copy's reference ``dedup.py``."""
+    checkout = folder / "checkout"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(PACKAGE_DIR, checkout / "harness" / "dedup_harness", ignore=ignore)
+    if not INSTALLED:  # a checkout: the data beside the program, as an editable install finds it
+        for name in (*DATA_FOLDERS, "docs"):
+            shutil.copytree(DATA_ROOT / name, checkout / name, ignore=ignore)
+    for path in [folder, *folder.rglob("*")]:
+        os.chown(path, setup.uid, setup.gid, follow_symlinks=False)
+    folder.chmod(0o700)
+    copied = checkout / "harness" / "dedup_harness"
+    return str(checkout / "harness"), (copied / "_data" if INSTALLED else checkout) / "impl" / "corpus" / "dedup.py"

@@ -19,12 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from dedup_harness.commands import grade as grade_command
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.paths import IMPL_ROOT
-from dedup_harness.grade.preflight import preflight
+from dedup_harness.grade.preflight import Preflight, preflight
 from dedup_harness.grade.sandbox.detect import landlock_abi, seccomp_known
 from dedup_harness.grade.sandbox.interpreter import Interpreter, ask
-from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, why_not, worker_setup
+from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, weaker, why_not, worker_setup
 from dedup_harness.grade.sandbox.users import worker_uid
 from grading_support import tier_param
 from machine_setups import public_folder
@@ -148,3 +149,22 @@ def test_unisolated_grading_says_so_first_in_every_report_and_a_batch_pays_one_p
     for results in out["gs"].glob("*/results.json"):
         assert json.loads(results.read_text(encoding="utf-8"))["output"].startswith("WARNING: graded WITHOUT")
     assert [s["score"] for s in document["submissions"]] == [len(CHECKS)] * 2
+
+
+def test_a_tier_chosen_automatically_whose_preflight_fails_gives_way_to_the_next_and_says_why() -> None:
+    """The unshare tier that could not cover a harness in a private folder: grade tries the next tier that runs
+    here before it refuses, and the preflight's lines name the tier passed over and why."""
+    available = [Tier(name) for name in _available() if name != "none"]
+    if len(available) < 2:
+        pytest.skip(f"one tier at most runs here ({', '.join(available) or 'none'})")
+    first = worker_setup(available[0].value)
+    failed = Preflight(first, failures=["the worker could not start (unshare tier): mount: cannot mount hidden"])
+    fallback = weaker(first, grade_command.failed(failed))
+    assert fallback is not None and fallback.tier is available[1]
+    assert fallback.interpreter == first.interpreter
+    said = f"{available[0]}: its preflight failed: {failed.failures[0]}"
+    assert said in fallback.passed_over
+    lines = grade_command.preflight_line(Preflight(fallback, seconds=0.25)).splitlines()
+    assert lines[0].startswith(f"preflight (0.2 s): {available[1]} ") and lines[1] == f"preflight: passed over {said}"
+    assert grade_command.preflight_line(failed).startswith(f"preflight (0.0 s): failed in the {available[0]} tier")
+    assert weaker(worker_setup(available[-1].value), "its preflight failed: no") is None

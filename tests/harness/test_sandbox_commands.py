@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +96,24 @@ def test_unshare_covers_each_public_temp_folder_and_binds_a_session_under_one_ba
 def test_through_a_user_namespace_unshare_runs_as_the_workers_uid_from_the_start() -> None:
     args = unshare.command(launch(Path("/usr"), [], user_namespace=True))
     assert args[:2] == ["setpriv", "--reuid=200000000"] and "--map-root-user" in args
+
+
+def test_unshare_covers_a_harness_under_a_folder_the_worker_cannot_enter_at_that_folder() -> None:
+    """A user namespace may not mount beneath a folder of mode 0700 it does not own (``mktemp -d``, root's home):
+    the cover goes on that folder, which hides the harness as well; a harness the worker can reach is covered
+    where it is, and a root grader (no user namespace) covers each where it is."""
+    with tempfile.TemporaryDirectory(dir="/tmp") as top:
+        Path(top).chmod(0o755)
+        private, public = Path(top) / "private", Path(top) / "public" / "dedup_harness"
+        (private / "venv" / "dedup_harness").mkdir(parents=True)
+        private.chmod(0o700)
+        public.mkdir(parents=True)
+
+        def script(user_namespace: bool) -> str:
+            hide = [private / "venv" / "dedup_harness", public]
+            args = unshare_prefix(hide, user_namespace=user_namespace, uid=200_000_000)
+            return args[args.index("-c") + 1]
+
+        assert script(True).count("hidden") == 2 and f"hidden {private} &&" in script(True)
+        assert f"hidden {public} &&" in script(True)
+        assert f"hidden {private}/venv/dedup_harness &&" in script(False)

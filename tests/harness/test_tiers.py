@@ -1,5 +1,8 @@
 """Each isolation tier, forced by the setup it serves, graded for real with the ``grade`` command.
 
+The grader runs from a copy of the harness in a private folder (mode 0700: ``mktemp -d``, root's home),
+which each tier must hide all the same.
+
 The setups (``machine_setups``): root with and without bubblewrap (CI), a non-root user with and
 without it (a TA's laptop), a container's capability set without it (Gradescope), and the Landlock
 and seccomp tiers forced where no namespace is wanted (in the seccomp tier the grader decides every
@@ -38,6 +41,7 @@ from machine_setups import (
     for_case,
     hidden_bwrap_path,
     pending,
+    private_copy,
     public_folder,
     setup_for,
     start_victim,
@@ -105,8 +109,13 @@ def _grade_in(base: Path, case: Case, setup: Setup, python: Path) -> Graded:
     if not case.bubblewrap:
         env["PATH"] = hidden_bwrap_path(base / "bin")
     listeners = Listeners()
+    # The grader runs from a copy of the harness in a private folder (mode 0700), as most installs are.
+    pythonpath, reference = private_copy(base / "private", setup)
+    whence = [*setup.prefix, str(python), "-c", "import dedup_harness; print(dedup_harness.__file__)"]
+    imported = subprocess.run(whence, env={**env, "PYTHONPATH": pythonpath}, capture_output=True, text=True, cwd=base)
+    assert imported.stdout.startswith(pythonpath), imported.stdout + imported.stderr
     with start_victim(setup, env) as victim:
-        targets = {**listeners.ports(), "reference": str(REFERENCE.resolve()), "victim": victim.pid}
+        targets = {**listeners.ports(), "reference": str(reference), "victim": victim.pid}
         targets |= {"secret_name": SECRET_NAME, "outputs": str(outputs)}
         (base / "attacks" / "dedup.py").write_text(attack_source(targets), encoding="utf-8")
         (base / "silenced" / "dedup.py").write_text(silenced_source(targets), encoding="utf-8")
@@ -116,7 +125,7 @@ def _grade_in(base: Path, case: Case, setup: Setup, python: Path) -> Graded:
         command += ["--json", str(outputs / "grades.json"), "--csv", str(outputs / "grades.csv")]
         done = subprocess.run(
             command,
-            env={**env, SECRET_NAME: secret},
+            env={**env, SECRET_NAME: secret, "PYTHONPATH": pythonpath},
             cwd=base,
             capture_output=True,
             text=True,

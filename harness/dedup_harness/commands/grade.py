@@ -45,7 +45,7 @@ from dedup_harness.grade.reports.summary import summarize
 from dedup_harness.grade.sandbox import Limits, room
 from dedup_harness.grade.sandbox.interpreter import Interpreter, InterpreterError, ask
 from dedup_harness.grade.sandbox.packages import PackagesError, provided
-from dedup_harness.grade.sandbox.tiers import AUTO, SetupError, Tier, WorkerSetup, worker_setup
+from dedup_harness.grade.sandbox.tiers import AUTO, SetupError, Tier, WorkerSetup, weaker, worker_setup
 from dedup_harness.grade.sandbox.users import worker_uid
 from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights, out_of
 
@@ -194,6 +194,10 @@ def run(args: argparse.Namespace) -> int:
         try:
             fork = start_fork_server() if chosen else None  # it warms up while the preflight runs
             check = preflight(setup)
+            while args.tier == AUTO and (check.failures or check.leaks) and (fallback := weaker(setup, failed(check))):
+                print(preflight_line(check), file=sys.stderr)
+                setup = fallback
+                check = preflight(setup)
             print(preflight_line(check), file=sys.stderr)
             if check.failures:
                 return fail("grade", check.message(), HARNESS_ERROR)
@@ -269,17 +273,31 @@ def checked_python(path: str | None) -> str | None:
 
 
 def preflight_line(check: Preflight) -> str:
-    """What the preflight proved, in plain words and at most 100 columns (the packages allowed on a line of their
-    own): the tier isolates the worker, right code passes through it and code wrong on purpose fails."""
-    right = sum(answer.right for answer in check.reference) == len(check.reference)
-    wrong = not any(answer.right for answer in check.canary)
+    """What the preflight proved, in plain words and at most 100 columns (the tiers passed over and the packages
+    allowed on lines of their own): the tier isolates the worker, right code passes through it and code wrong on
+    purpose fails; or that it failed there."""
+    right = check.reference and all(answer.right for answer in check.reference)
+    wrong = check.canary and not any(answer.right for answer in check.canary)
     answers = "right code passes, wrong fails" if right and wrong else "known answers come out wrong"
     holds = "does not isolate" if check.leaks else "isolates"
     version = check.protections.get("interpreter_version", "") or check.setup.interpreter.version
-    tier = f"{check.setup.tier} {holds} the worker (Python {version})"
-    line = f"preflight ({check.seconds:.1f} s): {tier}; {answers}"
+    tier = f"{check.setup.tier} {holds} the worker (Python {version}); {answers}"
+    lines = [
+        f"preflight ({check.seconds:.1f} s): " + (f"failed in the {check.setup.tier} tier" if check.failures else tier)
+    ]
+    lines += [f"preflight: passed over {why}" for why in check.setup.passed_over if PREFLIGHT_FAILED in why]
     modules = check.setup.packages.modules if check.setup.packages and not check.failures else ()
-    return line + (f"\npreflight: allowed, and imported in the worker: {', '.join(modules)}" if modules else "")
+    lines += [f"preflight: allowed, and imported in the worker: {', '.join(modules)}"] if modules else []
+    return "\n".join(lines)
+
+
+PREFLIGHT_FAILED = "its preflight"  # how a tier passed over for its preflight is said (the others: by detection)
+
+
+def failed(check: Preflight) -> str:
+    """Why a tier's preflight would not let it grade, in one phrase (for the next tier's passed-over line)."""
+    said = check.failures or check.leaks
+    return f"{PREFLIGHT_FAILED} {'failed' if check.failures else 'found a leak'}: {harmless.line(said[0])[:200]}"
 
 
 def unisolated_warning(check: Preflight) -> str:

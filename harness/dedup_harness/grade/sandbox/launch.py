@@ -24,6 +24,7 @@ class Launch:
     interpreter_prefix: Path  # the installation the interpreter runs from
     env: dict[str, str]
     temp_bytes: int  # the size of each small tmpfs a namespace puts over a public temp folder
+    uid: int | None = None  # the worker's uid (None: the grader's own)
     user_namespace: bool = False  # unshare goes through a user namespace
     own_disk: bool = False  # the session is a tmpfs of its own (else bubblewrap covers the home with one)
     hidden: list[Path] = field(default_factory=list)  # the harness's folders

@@ -182,6 +182,7 @@ class Sandbox:
         launch = Launch(
             worker=worker_command(self.python, self.code, request_fd, reply_fd, settings),
             as_worker=drop_privileges(self.uid),
+            uid=self.uid,
             session=self.session,
             home=self.home,
             interpreter_prefix=self.setup.interpreter.prefix,

@@ -65,7 +65,10 @@ tier that cannot run is an error). Each submission's report lists what was in fo
 layer, and under `missing` each stronger tier that was passed over and why. Before any submission the
 preflight grades the reference and the canary through the very same worker path and tries, from
 inside the reference's worker, to read the harness's files, reach the grader over TCP and UDP and
-signal it; if anything gets through, `grade` stops and says how to isolate the worker:
+signal it. A tier chosen automatically whose preflight fails or lets something through gives way to
+the next that runs here (a harness in a private folder, say, that a tier cannot cover), and the
+preflight's lines name the tier passed over and why. If no tier holds, `grade` stops and says how to
+isolate the worker:
 
 > {advice}
 

@@ -18,7 +18,7 @@ import functools
 import json
 import tomllib
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -188,7 +188,10 @@ def choose(asked: str = AUTO) -> tuple[Tier, tuple[str, ...]]:
 def worker_setup(asked: str = AUTO, python: str | None = None) -> WorkerSetup:
     """The setup for this grader's workers; ``python`` names the interpreter (else one is found)."""
     tier, passed_over = choose(asked)
-    interpreter = Interpreter(python) if python else find(worker_uid())
+    return _setup(tier, Interpreter(python) if python else find(worker_uid()), passed_over)
+
+
+def _setup(tier: Tier, interpreter: Interpreter, passed_over: tuple[str, ...]) -> WorkerSetup:
     return WorkerSetup(
         tier,
         interpreter,
@@ -199,3 +202,16 @@ def worker_setup(asked: str = AUTO, python: str | None = None) -> WorkerSetup:
         own_disk=row(tier).own_disk and own_disk.works(),
         decides_files=tier is Tier.SECCOMP and file_decisions.works_here(),
     )
+
+
+def weaker(setup: WorkerSetup, why: str) -> WorkerSetup | None:
+    """The next tier that runs here below ``setup``'s, once its preflight failed for ``why`` (None: none left);
+    the same interpreter and allowed packages, and why each stronger tier was passed over."""
+    passed_over = [*setup.passed_over, f"{setup.tier}: {why}"]
+    for tier in STRONGEST_FIRST[STRONGEST_FIRST.index(setup.tier) + 1 :] if setup.tier in STRONGEST_FIRST else ():
+        reason = why_not(tier)
+        if reason is None:
+            found = _setup(tier, setup.interpreter, tuple(passed_over))
+            return replace(found, packages=setup.packages)
+        passed_over.append(f"{tier}: {reason}")
+    return None

@@ -65,10 +65,29 @@ def _bound(path: Path, source: str, *, read_only: bool, made: bool) -> list[str]
     return lines + ([f"mount -o remount,bind,ro {target}"] if read_only else [])
 
 
-def unshare_prefix(hide: Sequence[Path], *, user_namespace: bool, covers: Sequence[str] = ()) -> list[str]:
-    """The command up to the worker's own (which follows it); ``user_namespace`` for an unprivileged caller."""
+def cover_point(path: Path, uid: int | None) -> Path:
+    """Where a cover hiding ``path`` from the worker ``uid`` can go: the outermost folder above it that the worker
+    cannot enter, else ``path`` itself. A user namespace may not mount beneath a folder its user cannot enter (a
+    harness in a folder of mode 0700: ``mktemp -d``, root's home), and a cover on that folder hides ``path`` too."""
+    if uid is None:  # the grader's own user: its install is in folders it can enter
+        return path
+    for folder in [*reversed(path.parents[:-1]), path]:
+        mode = folder.stat()
+        bit = 0o100 if mode.st_uid == uid else 0o010 if mode.st_gid == uid else 0o001  # its gid is its uid
+        if not mode.st_mode & bit:
+            return folder
+    return path
+
+
+def unshare_prefix(
+    hide: Sequence[Path], *, user_namespace: bool, covers: Sequence[str] = (), uid: int | None = None
+) -> list[str]:
+    """The command up to the worker's own (which follows it); ``user_namespace`` for an unprivileged caller, who
+    runs it as the worker ``uid`` (the grader's own user: None)."""
     unshare = shutil.which("unshare") or "unshare"
-    mounts = [f"mount -t tmpfs -o size=4k,mode=0755 hidden {shlex.quote(str(path))}" for path in hide]
+    points = sorted({cover_point(path, uid if user_namespace else None) for path in hide})
+    points = [p for p in points if not any(p != other and p.is_relative_to(other) for other in points)]
+    mounts = [f"mount -t tmpfs -o size=4k,mode=0755 hidden {shlex.quote(str(path))}" for path in points]
     script = " && ".join([*mounts, *covers, 'exec "$@"'])
     if not user_namespace:
         return [unshare, *NAMESPACES, "/bin/sh", "-c", script, "sh"]
@@ -80,7 +99,8 @@ def unshare_prefix(hide: Sequence[Path], *, user_namespace: bool, covers: Sequen
 
 def command(launch: Launch) -> list[str]:
     """The whole command: through a user namespace the drop to the worker's uid comes first, else last."""
-    prefix = unshare_prefix(launch.hidden, user_namespace=launch.user_namespace, covers=_covers(launch))
+    covers = _covers(launch)
+    prefix = unshare_prefix(launch.hidden, user_namespace=launch.user_namespace, covers=covers, uid=launch.uid)
     if launch.user_namespace:
         return [*launch.as_worker, *prefix, *launch.worker]
     return [*prefix, *launch.as_worker, *launch.worker]
