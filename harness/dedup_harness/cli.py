@@ -103,7 +103,9 @@ def _run(args: argparse.Namespace, command: str) -> int:
     with scratch_dirs.hypothesis_home():
         try:
             scratch_dirs.sweep_all()  # what runs killed outright left behind
-            return int(args.run(args))
+            status = int(args.run(args))
+            sys.stdout.flush()  # here, not at exit: a reader gone before a short output was flushed is said here
+            return status
         except SystemExit as stop:
             return stop.code if isinstance(stop.code, int) else USAGE_ERROR
         except BrokenPipeError:  # `dedup-harness tests | head`: the reader left; say nothing more to it

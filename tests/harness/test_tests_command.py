@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shlex
 import signal
 import subprocess
@@ -60,9 +61,15 @@ def test_a_number_that_names_no_check_is_one_line_and_exit_two(capsys: pytest.Ca
     assert capsys.readouterr().err == "dedup-harness tests: no check 15: the checks are numbered 1 to 14\n"
 
 
-def test_a_reader_that_leaves_early_gets_no_traceback() -> None:
+@pytest.mark.parametrize("environment", ["as it is", "bare"])
+def test_a_reader_that_leaves_early_gets_no_traceback(environment: str) -> None:
     """`dedup-harness tests 13 | head`: the pipe is closed before the command writes (``true`` reads nothing and
-    is gone by then), and the command ends as SIGPIPE would end it, with nothing on stderr."""
+    is gone by then), and the command ends as SIGPIPE would end it, with nothing on stderr; also in a bare
+    environment (``env -i``, a dumb terminal), where the whole output waits in the buffer for the last flush."""
     command = f"{shlex.quote(sys.executable)} -m dedup_harness.cli tests 13 | true"
-    done = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, timeout=120)
+    bare = {"PATH": os.environ["PATH"], "LANG": "C.UTF-8", "TERM": "dumb"}
+    env = bare if environment == "bare" else None
+    done = subprocess.run(
+        ["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True, timeout=120, env=env
+    )
     assert (done.returncode, done.stderr) == (128 + signal.SIGPIPE, "")
