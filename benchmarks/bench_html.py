@@ -47,7 +47,7 @@ def batch(count: int, seed: int = 0) -> tuple[list[Any], dict[str, Any]]:
     from dedup_harness.grade.feedback import EXAMPLE_LIMIT, MESSAGE_LIMIT, Scrubber
     from dedup_harness.grade.grader import GradingOptions, from_result
     from dedup_harness.grade.reports import csv_report
-    from dedup_harness.grade.reports.summary import summarize
+    from dedup_harness.grade.reports.summary import Outline, summarize
     from dedup_harness.grade.scoring import equal_weights
 
     rng = random.Random(seed)
@@ -65,7 +65,7 @@ def batch(count: int, seed: int = 0) -> tuple[list[Any], dict[str, Any]]:
         )
         report.seconds = round(rng.uniform(2, 5), 3)
         reports.append(report)
-    return reports, summarize([csv_report.row(r, "1/1") for r in reports])
+    return reports, summarize(map(Outline.of, reports))
 
 
 def _case(check: str, outcome: Any, rng: random.Random, message: int, example: int) -> dict[str, Any]:

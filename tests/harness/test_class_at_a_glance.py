@@ -14,7 +14,7 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.grader import from_sidecar
 from dedup_harness.grade.reports import csv_report, markdown
 from dedup_harness.grade.reports.model import GradeReport
-from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.reports.summary import Outline, summarize
 from dedup_harness.grade.worker.categories import PROCESSES
 from grade_fakes import OPTIONS, case, keeps_last_report, report, suite_result
 
@@ -65,7 +65,7 @@ def class_rows() -> list[dict[str, str]]:
 
 class TestTheClassByWhatWentWrong:
     def test_groups_come_largest_first_with_their_words_and_students(self) -> None:
-        groups = summarize(class_rows())["groups"]
+        groups = summarize(map(Outline.from_row, class_rows()))["groups"]
         assert [(g["count"], g["kind"]) for g in groups] == [(3, "pitfall"), (2, "zero"), (1, "full marks")]
         assert groups[1]["words"] == "timed out" and groups[0]["submissions"][0] == "kim0/dedup.py"
 
@@ -73,16 +73,18 @@ class TestTheClassByWhatWentWrong:
         rows = class_rows()
         for row in rows[:3]:
             row["fails_like"], row["fails_partly_like"] = "s01: keeps the last occurrence of a paragraph", ""
-        assert summarize(rows)["groups"][0]["words"].startswith("fails like s01: keeps the last occurrence")
+        assert summarize(map(Outline.from_row, rows))["groups"][0]["words"].startswith(
+            "fails like s01: keeps the last occurrence"
+        )
         for row in rows[:3]:
             row["fails_like"] = ""
-        assert summarize(rows)["groups"][0]["words"] == "lost checks 1, 2, 4"
+        assert summarize(map(Outline.from_row, rows))["groups"][0]["words"] == "lost checks 1, 2, 4"
 
     @pytest.mark.parametrize("hostile", ["a|b", "<img src=x onerror=alert(1)>", "*[x](http://e)*", "`x`"])
     def test_the_markdown_summary_escapes_what_a_submission_names(self, hostile: str) -> None:
         rows = class_rows()
         rows[5]["submission"] = hostile
-        table = markdown.render(summarize(rows)).split("### The class by what went wrong")[1]
+        table = markdown.render(summarize(map(Outline.from_row, rows))).split("### The class by what went wrong")[1]
         last = table.strip().splitlines()[-1]
         who = last.split(" | ")[-1].removesuffix(" |")
         assert last.count(" | ") == 2 and "<img" not in who and not re.search(r"(?<!\\)[\[\]*`|]", who), who

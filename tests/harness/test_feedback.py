@@ -1,10 +1,10 @@
-"""Feedback in plain words, from the checks' own messages and Hypothesis's shrunk examples."""
+"""Feedback in plain words, from the cases a check lost, each kept as fields."""
 
 from __future__ import annotations
 
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.feedback import CASES_SHOWN, check_feedback, scrub, smallest_input
-from grade_fakes import FALSIFYING, ORACLE_MESSAGE, case
+from dedup_harness.grade.feedback import CASES_SHOWN, HELD_BACK, HELD_BACK_TOO, LostCase, Said, check_feedback, scrub
+from grade_fakes import ORACLE_MESSAGE, TRIED, case
 
 NAME = "test_random_corpora_match_the_set_oracle"
 
@@ -21,14 +21,14 @@ def test_the_verdicts_differences_are_the_words() -> None:
         "[0.1] the output differs from the set oracle's: document 'd0' is missing from the output",
     )
     assert feedback.asserts.startswith("on random corpora")
+    assert feedback.cases[0].case_id == "0.1" and feedback.cases[0].differences == (ORACLE_MESSAGE,)
 
 
-def test_the_smallest_failing_input_drops_fixtures_and_memory_addresses() -> None:
-    feedback = check_feedback(NAME, Outcome.FAILED, [case(NAME, Outcome.FAILED, ORACLE_MESSAGE, FALSIFYING)])
-    assert feedback is not None
-    assert "run=" not in feedback.smallest_input and "0x" not in feedback.smallest_input
-    assert feedback.smallest_input == "bloom_bytes_per_item=0.1\nrecords=[{'id': 'd0', 'text': 'a', 'meta': {}}]"
-    assert "Smallest failing input:" in feedback.text()
+def test_the_failing_input_is_the_one_the_check_tried_shown_as_rows() -> None:
+    feedback = check_feedback(NAME, Outcome.FAILED, [case(NAME, Outcome.FAILED, ORACLE_MESSAGE, TRIED)])
+    assert feedback is not None and feedback.cases[0].input == TRIED
+    text = feedback.text()
+    assert "The failing input:\n  d0: 'a'\n  bloom bytes per item: 0.1" in text
 
 
 def test_crashes_and_timeouts_are_said_as_such_and_paths_are_scrubbed() -> None:
@@ -41,13 +41,21 @@ def test_crashes_and_timeouts_are_said_as_such_and_paths_are_scrubbed() -> None:
         ),
         case(NAME, Outcome.TIMEOUT, "CheckTimeout: the check ran past its time limit", label="10"),
     ]
-    feedback = check_feedback(NAME, Outcome.ERROR, cases, events=["timeout: call took over 10 s"])
+    feedback = check_feedback(NAME, Outcome.ERROR, cases, events=[Said("timeout", "call took over 10 s")])
     assert feedback is not None
     assert feedback.problems == (
         "[1] it crashed: ValueError: bad file <scratch>/root/corpus/dedup.py",
         "[10] it ran past its time limit (a hang, or far too slow).",
         "timeout: call took over 10 s",
     )
+    assert feedback.crashed_with == "ValueError" and feedback.headline.startswith("ValueError: bad file")
+
+
+def test_a_crash_site_is_a_field_said_once_after_the_message() -> None:
+    record = {**case(NAME, Outcome.ERROR, "KeyError: 'x'"), "site": "dedup.py line 40, in _spool"}
+    lost = LostCase.of(record)
+    assert lost.site == "dedup.py line 40, in _spool" and lost.message == "'x'"
+    assert lost.words() == "it crashed: KeyError: 'x' (at dedup.py line 40, in _spool)"
 
 
 def test_many_failing_cases_are_counted_rather_than_listed() -> None:
@@ -69,12 +77,15 @@ def test_the_scrubber_removes_grader_scratch_folders_and_worker_uids() -> None:
     assert scrub(text) == "left <scratch>/shared/pytest/x as uid <per run>"
 
 
-def test_hypothesis_says_nothing_of_its_own_in_the_smallest_input() -> None:
-    """Its heading, the test's fixtures and its hints are Hypothesis's words for a developer, not a student's."""
-    notes = (
-        "Failing test case: test_random_corpora_match_the_set_oracle(\n    judge=judge,\n"
-        "    cases=Cases(check='', course_seed=None),\n    records=[],\n)\n\n"
-        "You can add @seed(0) to this test or run pytest with --hypothesis-seed=0 to reproduce this failure.\n"
-        "Hint: use Verbosity.verbose to see every example."
-    )
-    assert smallest_input(notes) == "records=[]"
+def test_what_students_read_holds_no_held_back_case_nor_what_its_worker_did() -> None:
+    """Held back is a field of each case and event: the students' view leaves those out and says so."""
+    public = case(NAME, Outcome.FAILED, ORACLE_MESSAGE, TRIED, label="0.1")
+    held = {**case(NAME, Outcome.FAILED, "document 'h7': secret", TRIED, label="0.1"), "held_back": True}
+    events = [Said("attempt", "tried to read /tmp/secret words", held_back=True)]
+    feedback = check_feedback(NAME, Outcome.FAILED, [held, public], events=events)
+    assert feedback is not None and [c.held_back for c in feedback.cases] == [False, True], "public first"
+    student = feedback.for_students()
+    assert "secret" not in "\n".join(student.lines) and student.problems[-1] == HELD_BACK_TOO
+    only_held = check_feedback(NAME, Outcome.FAILED, [held])
+    assert only_held is not None and only_held.held_back
+    assert only_held.for_students().problems == (HELD_BACK,) and "secret" in only_held.text(), "staff see it"

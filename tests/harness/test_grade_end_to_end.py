@@ -26,6 +26,7 @@ from dedup_harness.grade.grader import GradingOptions, grade
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
 from dedup_harness.grade.reports.model import GradeReport, Status
 from dedup_harness.grade.scoring import equal_weights
+from grading_support import hostile_source
 
 SAMPLES = Path(__file__).resolve().parent / "submissions" / "samples"
 REFERENCE = IMPL_ROOT / "corpus" / "dedup.py"
@@ -130,14 +131,14 @@ def test_a_submission_importing_what_the_course_does_not_allow_is_one_line_and_n
     assert report.diagnosis == []
 
 
-def test_a_shrunk_example_is_shown_where_hypothesis_found_one(graded: dict[str, GradeReport]) -> None:
+def test_a_lost_case_keeps_what_the_check_tried_as_data(graded: dict[str, GradeReport]) -> None:
+    """The input a Hypothesis check failed on is what its judge was last given (the shrunk example, replayed),
+    documents as records: a field, never Hypothesis's notes read back."""
     oracle_check = graded["keeps_last"].checks[3]
     assert oracle_check.feedback is not None
-    # Hypothesis names it "Falsifying example" up to 6.15x and "Failing test case" in later releases.
-    assert (
-        oracle_check.feedback.smallest_input.startswith("records=")
-        and "judge" not in oracle_check.feedback.smallest_input
-    )
+    tried = oracle_check.feedback.cases[0].input
+    assert set(tried) == {"docs", "bloom_bytes_per_item"}
+    assert all(set(record) == {"id", "text", "meta"} for record in tried["docs"])
 
 
 def normalized(report: GradeReport) -> list[str]:
@@ -203,3 +204,23 @@ def test_a_stage_tuned_to_the_public_cases_loses_only_on_the_cases_a_course_hold
     assert feedback.minimal_case.held_back and "fails on cases your course holds back" in feedback.text()
     # the filter trusted on those cases, as s04 trusts it everywhere: no kill set fits, the behaviour does
     assert [(d.mutant, d.evidence) for d in first.diagnosis] == [("s04", Evidence.BEHAVES_LIKE)]
+
+
+def test_what_a_submission_is_fed_in_the_held_back_run_never_reaches_what_students_read(tmp_path: Path) -> None:
+    """tells_what_it_was_fed notes the first document of every input and raises its notes in check 1, a public
+    check: the held-back run has a worker of its own, after the public one, so its documents are in no output a
+    student reads before the due date (Gradescope's visible tests and overview, the JSON's feedback lines)."""
+    source = tmp_path / "dedup.py"
+    source.write_text(hostile_source("tells_what_it_was_fed"), encoding="utf-8")
+    held = dataclasses.replace(options(), hidden_seed=int("5eed" * 8, 16))
+    report = grade(source, held)
+    public_notes = {line for line in report.student_output.splitlines() if line.startswith("fed ")}
+    held_notes = {line for line in report.held_back_output.splitlines() if line.startswith("fed ")} - public_notes
+    assert held_notes, "the held-back run fed it documents of its own"
+    results = gradescope.results(report)
+    seen = [results["output"], *(t["output"] for t in results["tests"] if t["visibility"] == "visible")]
+    checks = json.loads(json_report.render([report], {}))["submissions"][0]["checks"]
+    seen += [line for check in checks for line in check["feedback"]]
+    assert "what I was fed" in "\n".join(seen), "check 1 said what the public worker had been fed"
+    leaked = [note for note in held_notes if any(note.removeprefix("fed ") in text for text in seen)]
+    assert not leaked

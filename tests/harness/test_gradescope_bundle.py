@@ -27,7 +27,7 @@ from dedup_harness.distribution.gradescope_bundle import python_now
 
 SAMPLES = Path(__file__).resolve().parent / "submissions" / "samples"
 TUNED = Path(__file__).resolve().parent / "submissions" / "held_back" / "tuned_to_the_public_cases.py"
-HIDDEN_SEED = 2026
+HIDDEN_SEED = 0x5EED_2026_0000_0000_0000_0000_0000_0001  # 128 bits: a shorter seed is refused
 
 
 def index_reachable() -> str:
@@ -56,7 +56,7 @@ def bundle_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
     weights.write_text("total = 100\n[weights]\ntest_the_spool_is_removed = 3\n", encoding="utf-8")
     pytest.importorskip("numpy", reason="the numpy extra is not installed")
     built = ["gradescope-bundle", str(folder / "autograder.zip"), "--weights", str(weights), "--allow", "numpy"]
-    built += ["--hidden-seed", str(HIDDEN_SEED)]
+    built += ["--hidden-seed", f"{HIDDEN_SEED:032x}"]
     assert main(built) == 0
     return folder / "autograder.zip"
 
@@ -140,7 +140,7 @@ def test_the_bundle_names_the_packages_the_course_allows_for_both_scripts(bundle
 
 
 def test_the_bundle_holds_the_courses_seed_for_run_autograder(bundle: Path) -> None:
-    assert (bundle / "hidden-seed.txt").read_text(encoding="utf-8") == f"{HIDDEN_SEED}\n"
+    assert (bundle / "hidden-seed.txt").read_text(encoding="utf-8") == f"{HIDDEN_SEED:032x}\n"
 
 
 def test_setup_installs_the_tested_releases_with_no_network_at_all(installed: Path) -> None:

@@ -17,7 +17,7 @@ from dedup_harness.distribution.batch_identity import identify
 from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, terminal
 from dedup_harness.grade.reports import html as grade_html
 from dedup_harness.grade.reports.model import GradeReport
-from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.reports.summary import Outline, summarize
 from dedup_harness.grade.scoring import equal_weights
 from grade_fakes import CONTROLS, MEGABYTE, NASTY, hostile_report, report
 
@@ -86,7 +86,7 @@ def test_the_terminal_shows_escapes_as_text_and_no_forged_line() -> None:
 
 
 def test_the_json_reports_are_valid_and_hold_no_raw_control() -> None:
-    text = json_report.render(batch(), summarize([csv_report.row(r, "1/1") for r in batch()]))
+    text = json_report.render(batch(), summarize(map(Outline.of, batch())))
     assert_harmless(text, "--json")
     document = json.loads(text)
     assert document["submissions"][0]["student_output"].startswith("\\x1b[2J")
@@ -127,6 +127,6 @@ def test_the_csv_has_one_line_per_row_no_control_and_no_formula() -> None:
 
 def test_the_html_page_holds_no_raw_control_and_no_markup_of_the_submission() -> None:
     reports = batch()
-    page = grade_html.render(reports, summarize([csv_report.row(r, "1/1") for r in reports]))
+    page = grade_html.render(reports, summarize(map(Outline.of, reports)))
     assert_harmless(page, "--html")
     assert "\\x1b]0;pwned\\x07" in page and "=cmd|&#39; /C calc&#39;!A0\\x1b[2J" in page

@@ -1,9 +1,10 @@
-"""Cases a course holds back (``grade --hidden-seed``): the seeded checks run them beside their public ones, drawn
-from the seed alone; a failure on them alone is said as such, and what students read before the due date
-holds none of them."""
+"""Cases a course holds back (``grade --hidden-seed``): the seeded checks run them in a run of their own after the
+public one, drawn from the seed alone; a failure on them alone is said as such, and what students read before the
+due date holds none of them."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -15,6 +16,7 @@ import pytest
 from dedup_harness.check.run import HOLDS_BACK_WORDS
 from dedup_harness.cli import main
 from dedup_harness.commands import check as check_command
+from dedup_harness.commands.arguments import held_back_seed, hidden_seed
 from dedup_harness.core.checks import BY_NAME
 from dedup_harness.core.hidden_cases import PUBLIC, Cases
 from dedup_harness.core.outcome import Outcome
@@ -86,38 +88,32 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, list[s
     return {label: drawn(folder, label, seed) for label, seed in seeds.items()}
 
 
-def test_without_a_seed_every_check_runs_once_as_before(runs: dict[str, dict[str, list[str]]]) -> None:
-    assert runs["none"] and not any("held-back" in nodeid or "public" in nodeid for nodeid in runs["none"])
-
-
-def test_with_a_seed_each_seeded_check_runs_cases_drawn_from_it_and_the_public_ones_unchanged(
+def test_without_a_seed_every_check_runs_and_with_one_the_seeded_checks_alone(
     runs: dict[str, dict[str, list[str]]],
 ) -> None:
+    """The held-back run is a run of its own (in a worker of its own, when graded): the seeded checks, under the
+    node ids of their public cases, drawing other inputs."""
     public, held = runs["none"], runs["2026"]
-    assert {check_number(n) for n in held if "[held-back" in n} == SEEDED
+    assert {check_number(n) for n in public} > SEEDED
+    assert {check_number(n) for n in held} == SEEDED and set(held) <= set(public)
     for nodeid, inputs in held.items():
-        if "[held-back" in nodeid:
-            twin = nodeid.replace("[held-back", "[public")
-            assert inputs != held[twin], f"{nodeid} draws what its public run draws"
-        else:
-            plain = nodeid.replace("[public-", "[").replace("[public]", "")
-            assert inputs == public[plain], f"{nodeid}'s public cases changed with the seed"
+        assert inputs != public[nodeid], f"{nodeid} draws what its public run draws"
 
 
 def test_the_same_seed_draws_the_same_cases_and_another_seed_others(runs: dict[str, dict[str, list[str]]]) -> None:
     """("2026 again": the same seed in a second run, a fresh interpreter: nothing rests on a process's state.)"""
     assert runs["2026"] == runs["2026 again"]
-    held = {n: i for n, i in runs["2026"].items() if "[held-back" in n}
-    other = {n: i for n, i in runs["7"].items() if "[held-back" in n}
+    held, other = runs["2026"], runs["7"]
     assert held.keys() == other.keys() and all(held[n] != other[n] for n in held)
 
 
-def held_back_case(check: str, nodeid: str, outcome: Outcome = Outcome.FAILED) -> dict[str, object]:
+def held_back_case(check: str, case_id: str = "", *, held_back: bool = True) -> dict[str, object]:
     return {
-        "nodeid": nodeid,
-        "outcome": str(outcome),
+        "nodeid": f"s.py::{check}[{case_id}]" if case_id else f"s.py::{check}",
+        "case_id": case_id,
+        "outcome": str(Outcome.FAILED),
         "verdict": {"differences": ["document 'm11': expected 'a secret paragraph', missing from the output"]},
-        "held_back": "[held-back" in nodeid,
+        "held_back": held_back,
     }
 
 
@@ -125,9 +121,7 @@ def test_a_check_lost_on_held_back_cases_alone_says_so_and_students_read_none_of
     name = "test_zero_false_drops_with_a_tiny_filter"
     case = minimal(name)
     case.held_back = True
-    feedback = check_feedback(
-        name, Outcome.FAILED, [held_back_case(name, f"s.py::{name}[held-back]")], minimal_case=case
-    )
+    feedback = check_feedback(name, Outcome.FAILED, [held_back_case(name)], minimal_case=case)
     assert feedback is not None and feedback.held_back
     assert HELD_BACK in feedback.text() and "a secret paragraph" in feedback.text(), "staff read the case"
     student = feedback.for_students()
@@ -137,7 +131,7 @@ def test_a_check_lost_on_held_back_cases_alone_says_so_and_students_read_none_of
 
 def test_a_check_lost_on_both_shows_the_public_cases_and_says_there_are_more() -> None:
     name = "test_false_positives_stay_within_the_budget"
-    cases = [held_back_case(name, f"s.py::{name}[{run}-20k unique-1]") for run in ("held-back", "public")]
+    cases = [held_back_case(name, "20k unique-1", held_back=held) for held in (True, False)]
     cases[1]["verdict"] = {"differences": ["false_positives: 300, over the budget"]}
     feedback = check_feedback(name, Outcome.FAILED, cases)
     assert feedback is not None and not feedback.held_back
@@ -151,7 +145,7 @@ def test_gradescope_shows_a_held_back_case_after_the_due_date_alone() -> None:
     name = "test_zero_false_drops_with_a_tiny_filter"
     case = minimal(name)
     case.held_back = True
-    cases = {name: [held_back_case(name, f"s.py::{name}[held-back]")]}
+    cases = {name: [held_back_case(name)]}
     graded = report({name: Outcome.FAILED}, cases, minimal_cases={name: case})
     tests = gradescope.results(graded)["tests"]
     visible = [t for t in tests if t["visibility"] == "visible"]
@@ -183,10 +177,28 @@ def test_a_held_back_case_that_fails_as_a_public_one_does_is_not_said_twice() ->
     """A submission that does not compile crashes alike on every case: nothing of the held-back ones is news."""
     name = "test_zero_false_drops_with_a_tiny_filter"
     crash = {"outcome": str(Outcome.ERROR), "error": "SubmissionBroken", "message": "the submission does not compile"}
-    cases = [
-        {**crash, "nodeid": f"s.py::{name}[{run}]", "held_back": run == "held-back"} for run in ("public", "held-back")
-    ]
+    cases = [{**crash, "nodeid": f"s.py::{name}", "held_back": held} for held in (False, True)]
     feedback = check_feedback(name, Outcome.ERROR, cases)
     assert feedback is not None and not feedback.held_back
     assert feedback.for_students() is feedback, "nothing to hold back until the due date"
     assert len(feedback.problems) == 1
+
+
+def test_a_seed_any_search_could_find_is_refused_before_any_work(capsys: pytest.CaptureFixture[str]) -> None:
+    """From one held-back document, a script tried 17,000 seeds a second and found 4242: 128 bits it cannot."""
+    assert main(["grade", str(TUNED), "--hidden-seed", "4242"]) == 2
+    said = capsys.readouterr().err
+    assert "a seed for held-back cases is 32 hex digits or more" in said and "--hidden-seed-file" in said
+    assert held_back_seed("0x" + "ab" * 16) == int("ab" * 16, 16)
+
+
+def test_a_seed_file_that_does_not_exist_gets_a_seed_drawn_from_the_system_and_says_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kept = tmp_path / "course-seed"
+    args = argparse.Namespace(hidden_seed=None, hidden_seed_file=kept)
+    drawn = hidden_seed(args, "dedup-harness grade")
+    assert drawn is not None and drawn.bit_length() > 64 and kept.stat().st_mode & 0o777 == 0o600
+    assert f"kept it in {kept}" in capsys.readouterr().err
+    assert hidden_seed(args, "dedup-harness grade") == drawn, "the same file, the same seed"
+    assert hidden_seed(argparse.Namespace(hidden_seed=None, hidden_seed_file=None), "x") is None

@@ -8,11 +8,10 @@ from pathlib import Path
 from consumers import judged_catalogue
 from dedup_harness.core.checks import CHECKS, REGISTRY
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.reports import csv_report
 from dedup_harness.grade.reports import html as grade_html
 from dedup_harness.grade.reports.class_view import class_view
 from dedup_harness.grade.reports.model import GradeReport
-from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.reports.summary import Outline, summarize
 from dedup_harness.verify import html as verify_html
 from grade_fakes import buggy_report, keeps_last_case, keeps_last_report, report
 
@@ -21,7 +20,7 @@ EXTERNAL = re.compile(r"""<script[^>]+src=|<link\b|<iframe|<img[^>]+src=["']?htt
 
 
 def page_of(reports: list[GradeReport]) -> str:
-    return grade_html.render(reports, summarize([csv_report.row(r, "1/1") for r in reports]))
+    return grade_html.render(reports, summarize(map(Outline.of, reports)))
 
 
 def batch() -> list[GradeReport]:

@@ -21,7 +21,7 @@ from dedup_harness.grade.grader import from_sidecar
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit, names
 from dedup_harness.grade.reports import html as grade_html
 from dedup_harness.grade.reports.model import Status
-from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.reports.summary import Outline, summarize
 from dedup_harness.grade.scoring import equal_weights
 from grade_fakes import OPTIONS, buggy_report, report, suite_result
 
@@ -30,14 +30,14 @@ GRADESCOPE_TEST_KEYS = {"name", "number", "score", "max_score", "status", "outpu
 
 def test_the_json_report_follows_its_documented_schema() -> None:
     reports = [report(name="a/dedup.py"), buggy_report()]
-    rows = [csv_report.row(r, "1/1") for r in reports]
-    document = json.loads(json_report.render(reports, summarize(rows)))
+    document = json.loads(json_report.render(reports, summarize(map(Outline.of, reports))))
     schema = json.loads(json_report.SCHEMA_PATH.read_text(encoding="utf-8"))
     jsonschema.validate(document, schema)
     bob = document["submissions"][1]
     assert bob["score"] == len(CHECKS) - 2 and bob["max_score"] == len(CHECKS)
     assert [c["number"] for c in bob["checks"]] == list(range(1, len(CHECKS) + 1))
-    assert bob["checks"][3]["smallest_input"].startswith("bloom_bytes_per_item=")
+    assert bob["checks"][3]["cases"][0]["input"]["bloom_bytes_per_item"] == 0.1
+    assert bob["checks"][3]["cases"][0]["case_id"] == "0.1" and bob["checks"][3]["cases"][0]["outcome"] == "failed"
     assert bob["diagnosis"] == [
         {
             "mutant": "s02",
@@ -93,7 +93,7 @@ def test_the_csv_has_a_row_per_submission_in_name_order_and_reads_back() -> None
     assert [r["batch"] for r in parsed] == [batch.digest] * 2 and parsed[0]["batch_submissions"] == "2"
     assert parsed[1]["score"] == str(len(CHECKS) - 2)
     assert parsed[1][CHECKS[3]] == "failed" and parsed[1]["shard"] == "2/3"
-    summary = summarize(parsed)
+    summary = summarize(map(Outline.from_row, parsed))
     assert (summary["submissions"], summary["full_marks"], summary["mean_score"]) == (2, 1, len(CHECKS) - 1)
     assert summary["passed_by_check"][CHECKS[3]] == 1
 
@@ -169,7 +169,7 @@ def test_a_run_without_isolation_says_so_first_in_each_format() -> None:
     table = csv_report.render([csv_report.row(warned, "1/1")], identify([warned.submission], equal_weights()).cells())
     assert table.splitlines()[1].startswith('"graded WITHOUT')  # the first cell after the header
     assert junit.render([warned]).splitlines()[1].strip().startswith("<!-- WARNING: graded WITHOUT")
-    page = grade_html.render([warned], summarize([csv_report.row(warned, "1/1")]))
+    page = grade_html.render([warned], summarize([Outline.of(warned)]))
     assert page.index('id="warning">WARNING: graded WITHOUT isolation') < page.index('id="summary"')
     quiet = report()
     assert quiet.warning == "" and "WARNING" not in junit.render([quiet]) + gradescope.overview(quiet)
@@ -187,7 +187,7 @@ def test_the_gradescope_batch_layout_the_help_describes_is_the_one_grade_writes(
 def test_every_report_names_the_harness_version_and_the_dependency_digest() -> None:
     """A grade is reproducible only within one dependency set: each report says which one graded it."""
     made_by, graded = here(), buggy_report()
-    document = json.loads(json_report.render([graded], summarize([csv_report.row(graded, "1/1")])))
+    document = json.loads(json_report.render([graded], summarize([Outline.of(graded)])))
     assert document["provenance"] == {
         "version": made_by.version,
         "dependencies": made_by.digest,

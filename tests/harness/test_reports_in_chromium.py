@@ -23,10 +23,9 @@ from dedup_harness.bloom_audit.cases import Case
 from dedup_harness.bloom_audit.filters import resolve_target
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade.reports import csv_report
 from dedup_harness.grade.reports import html as grade_html
 from dedup_harness.grade.reports.model import GradeReport
-from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.reports.summary import Outline, summarize
 from dedup_harness.grade.scoring import points_text
 from dedup_harness.verify import html as verify_html
 from grade_fakes import buggy_report, hostile_report, keeps_last_report, report
@@ -73,7 +72,7 @@ def grade_page(folder: Path) -> Path:
     reports += [buggy_report(f"student{n:02d}/dedup.py") for n in range(9, 13)]
     reports.append(report({CHECKS[0]: Outcome.FAILED}, name="student13/dedup.py", problems=["attempt: connect()"]))
     page = folder / "grade.html"
-    page.write_text(grade_html.render(reports, summarize([csv_report.row(r, "1/1") for r in reports])))
+    page.write_text(grade_html.render(reports, summarize(map(Outline.of, reports))))
     return page
 
 
@@ -120,7 +119,7 @@ def test_a_page_of_200_submissions_is_small_opens_quickly_and_draws_a_bar_per_sc
 ) -> None:
     reports = class_of(200)
     page_file = tmp_path / "class.html"
-    page_file.write_text(grade_html.render(reports, summarize([csv_report.row(r, "1/1") for r in reports])))
+    page_file.write_text(grade_html.render(reports, summarize(map(Outline.of, reports))))
     size = page_file.stat().st_size
     started = time.monotonic()
     page = opened(browser, page_file)
@@ -220,7 +219,7 @@ def test_the_pitfalls_chart_says_each_count_with_a_legend_and_the_groups_link_th
     reports = [keeps_last_report(f"kim{n}/dedup.py") for n in range(7)]
     reports += [buggy_report(f"bob{n}/dedup.py") for n in range(3)] + [report(name="zoe/dedup.py")]
     page_file = tmp_path / "class.html"
-    page_file.write_text(grade_html.render(reports, summarize([csv_report.row(r, "1/1") for r in reports])))
+    page_file.write_text(grade_html.render(reports, summarize(map(Outline.of, reports))))
     page = opened(browser, page_file)
     chart = "document.querySelector('svg[aria-label=\"pitfalls ranked\"]')"
     words = page.evaluate(f"Array.from({chart}.querySelectorAll('text'), t => t.textContent.trim())")
@@ -246,7 +245,7 @@ def test_copies_found_show_their_passages_side_by_side_and_link_both_students(br
     names = [submitted(tmp_path, "ann", original), submitted(tmp_path, "dora", disguised(original))]
     reports = [report(name=name) for name in names]
     page_file = tmp_path / "copies.html"
-    summary = summarize([csv_report.row(r, "1/1") for r in reports])
+    summary = summarize(map(Outline.of, reports))
     page_file.write_text(grade_html.render(reports, summary, similarity.compare(names, kit=stub_source())))
     page = opened(browser, page_file)
     page.evaluate("document.querySelector('details.pair').open = true")

@@ -14,7 +14,7 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.reports import csv_report, gradescope, json_report, junit
 from dedup_harness.grade.reports.model import GradeReport
-from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.reports.summary import Outline, summarize
 from dedup_harness.grade.scoring import WeightsError, equal_weights, load_weights, weights_from
 from grade_fakes import DIAGNOSER, report
 
@@ -76,7 +76,7 @@ def test_full_marks_are_exactly_the_total_in_every_report() -> None:
     row = csv_report.row(full, "1/1")
     assert (row["score"], row["max_score"]) == ("100", "100")
     assert json.loads(gradescope.render(full))["score"] == 100
-    document = json.loads(json_report.render([full], summarize([row])))
+    document = json.loads(json_report.render([full], summarize([Outline.of(full)])))
     assert document["submissions"][0]["score"] == 100 and document["summary"]["mean_score"] == 100
     assert f'<property name="{full.submission}: score" value="100" />' in junit.render([full])
 
@@ -86,7 +86,7 @@ def test_points_read_with_four_fixed_places_at_most() -> None:
     options = GradingOptions(weights, DIAGNOSER)
     rows = [csv_report.row(graded(options, failed), "1/1") for failed in ((), CHECKS[1:3], CHECKS[:3])]
     assert [r["score"] for r in rows] == ["100", "33.3333", "0"]
-    assert summarize(rows)["mean_score"] == 44.4444
+    assert summarize(map(Outline.from_row, rows))["mean_score"] == 44.4444
 
 
 @pytest.mark.parametrize(

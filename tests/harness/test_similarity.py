@@ -21,9 +21,9 @@ from dedup_harness.commands import extras
 from dedup_harness.commands.arguments import share
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.grade import similarity
-from dedup_harness.grade.reports import csv_report, gradescope, json_report, terminal
+from dedup_harness.grade.reports import gradescope, json_report, terminal
 from dedup_harness.grade.reports import html as grade_html
-from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.reports.summary import Outline, summarize
 from grade_fakes import report
 
 pytest.importorskip("copydetect", reason="grade --similarity needs the similarity extra: pip install '.[similarity]'")
@@ -142,7 +142,7 @@ def test_the_pairs_reach_json_and_html_and_never_a_students_gradescope_results(t
     ann, dora = submitted(tmp_path, "ann", original), submitted(tmp_path, "dora", disguised(original))
     copies = similarity.compare([ann, dora], kit=stub_source())
     reports = [report(name=ann), report(name=dora)]
-    summary = summarize([csv_report.row(r, "1/1") for r in reports])
+    summary = summarize(map(Outline.of, reports))
     document = json.loads(json_report.render(reports, summary, copies))
     jsonschema.validate(document, json.loads(json_report.SCHEMA_PATH.read_text(encoding="utf-8")))
     assert [(p["left"], p["right"]) for p in document["similarity"]["pairs"]] == [(ann, dora)]

@@ -56,20 +56,12 @@ def own_filter(config: pytest.Config) -> bool:
     return "bloom" in config.stash[UNDER_TEST_KEY].own
 
 
-def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """A seeded check (one that takes ``cases``) runs its public cases, and those a course holds back when the
-    grader was given its seed (``core/hidden_cases.py``); without one it runs once, its node id unchanged."""
-    if hidden_cases.FIXTURE in metafunc.fixturenames:
-        runs = hidden_cases.variants(metafunc.config, metafunc.function.__name__)
-        if len(runs) > 1:
-            metafunc.parametrize(hidden_cases.FIXTURE, runs, ids=str, indirect=True)  # the fixture gets each
-
-
 @pytest.fixture
 def cases(request: pytest.FixtureRequest) -> Iterator[hidden_cases.Cases]:
-    """The cases this run of a seeded check draws: its corpora's seeds (``Cases.seed``), and for a Hypothesis
-    check the draw itself."""
-    chosen = getattr(request, "param", hidden_cases.PUBLIC)
+    """The cases this run of a seeded check draws (``core/hidden_cases.py``): the public ones, or in the held-back
+    run those drawn from the course's seed; its corpora's seeds (``Cases.seed``), and for a Hypothesis check the
+    draw itself."""
+    chosen = hidden_cases.cases_for(request.config, request.function.__name__)
     with hidden_cases.seeded(request.function, chosen):
         yield chosen
 

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
+import secrets
+import string
+import sys
+from pathlib import Path
+
+from dedup_harness.core.hidden_cases import SEED_BITS
 
 # A distribution's name as packaging's rules spell one (PEP 508): no version, no path, no extra.
 PACKAGE_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
@@ -67,3 +74,52 @@ def add_allow(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument(
         "--allow", action="append", default=[], type=package_name, metavar="PACKAGE", help=f"{ALLOW_HELP}: {what}"
     )
+
+
+SEED_DIGITS = SEED_BITS // 4  # a held-back seed's hex digits, at least
+
+
+class SeedError(ValueError):
+    """A held-back seed's file cannot be read or written, or holds no seed."""
+
+
+def held_back_seed(text: str) -> int:
+    """A seed for the cases a course holds back: SEED_DIGITS hex digits or more, so no search over seeds finds it."""
+    digits = text.strip().lower().removeprefix("0x")
+    if len(digits) < SEED_DIGITS or not set(digits) <= set(string.hexdigits):
+        raise argparse.ArgumentTypeError(
+            f"{text[:80]!r}: a seed for held-back cases is {SEED_DIGITS} hex digits or more ({SEED_BITS} bits, so no "
+            "document a submission sees gives it back); --hidden-seed-file FILE draws one and keeps it in FILE"
+        )
+    return int(digits, 16)
+
+
+def add_hidden_seed(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--hidden-seed HEX`` or ``--hidden-seed-file FILE``: the course's seed for the cases it holds back."""
+    given = parser.add_mutually_exclusive_group()
+    given.add_argument("--hidden-seed", type=held_back_seed, metavar="HEX", help=f"the course's seed {what}")
+    given.add_argument(
+        "--hidden-seed-file",
+        type=Path,
+        metavar="FILE",
+        help=f"the seed in FILE, as --hidden-seed; a FILE that does not exist gets a new one drawn from the operating "
+        f"system ({SEED_BITS} bits, the file readable by you alone), and the command says so",
+    )
+
+
+def hidden_seed(args: argparse.Namespace, command: str) -> int | None:
+    """The seed ``--hidden-seed`` gives, or the one kept in ``--hidden-seed-file`` (drawn now if it has none)."""
+    path: Path | None = args.hidden_seed_file
+    if path is None:
+        return args.hidden_seed  # type: ignore[no-any-return]
+    try:
+        if path.exists():
+            return held_back_seed(path.read_text(encoding="ascii"))
+        drawn = secrets.token_hex(SEED_BITS // 8)
+        with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="ascii") as out:
+            out.write(drawn + "\n")
+    except (OSError, UnicodeDecodeError, argparse.ArgumentTypeError) as error:
+        raise SeedError(f"--hidden-seed-file {path}: {error}") from None
+    said = f"drew a new seed for the cases held back ({SEED_BITS} bits) and kept it in {path}: keep that file from"
+    print(f"{command}: {said} students; the same file grades the same cases again", file=sys.stderr)
+    return int(drawn, 16)

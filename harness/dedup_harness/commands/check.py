@@ -27,8 +27,7 @@ from dedup_harness.core.paths import HOLDS_BACK
 from dedup_harness.core.provenance import here
 from dedup_harness.grade import submitted_files
 from dedup_harness.grade.reports import json_report, terminal
-from dedup_harness.grade.reports.csv_report import row
-from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.reports.summary import Outline, summarize
 from dedup_harness.grade.submitted_files import SubmissionError
 
 HELP = "run the checks on your own dedup.py (./dedup.py or ./corpus/dedup.py by default), with grade's report"
@@ -65,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             checked = check_submission(path, allowed=args.allow, ref_deps=args.ref_deps)
             report = checked.report
             if args.json:
-                outputs.put("--json", json_report.render([report], summarize([row(report, "1/1")])))
+                outputs.put("--json", json_report.render([report], summarize([Outline.of(report)])))
             outputs.commit()
         except OutputError as exc:
             return fail("check", exc)

@@ -26,7 +26,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.check.stub import stub_source
-from dedup_harness.commands.arguments import add_allow, count, seconds, share
+from dedup_harness.commands.arguments import SeedError, add_allow, add_hidden_seed, count, hidden_seed, seconds, share
 from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
@@ -41,7 +41,7 @@ from dedup_harness.grade.grader import GradingOptions
 from dedup_harness.grade.preflight import Preflight, preflight
 from dedup_harness.grade.reports import csv_report, gradescope, harmless, json_report, junit, markdown, names, terminal
 from dedup_harness.grade.reports.model import GradeReport, Status
-from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.reports.summary import Outline, summarize
 from dedup_harness.grade.sandbox import Limits, room
 from dedup_harness.grade.sandbox.interpreter import Interpreter, InterpreterError, ask
 from dedup_harness.grade.sandbox.packages import PackagesError, provided
@@ -55,7 +55,16 @@ HARNESS_ERROR = 2
 # untimed): the default --timeout is the budget and these.
 SUITE_SECONDS = 180.0
 # What stops a run before any work, each in one line.
-BEFORE_ANY_WORK = (MissingExtra, WeightsError, ShardError, OutputError, SetupError, InterpreterError, PackagesError)
+BEFORE_ANY_WORK = (
+    SeedError,
+    MissingExtra,
+    WeightsError,
+    ShardError,
+    OutputError,
+    SetupError,
+    InterpreterError,
+    PackagesError,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -137,13 +146,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--worker-python", metavar="PATH", help="the worker's interpreter (default: one is found)")
     add_allow(parser, "copied, with what it requires, from this environment for every worker; the preflight imports it")
-    parser.add_argument(
-        "--hidden-seed",
-        type=int,
-        metavar="N",
-        help="the course's seed for cases it holds back: every seeded check also runs cases drawn from N (the "
-        "same N, the same cases); a failure on those alone is said as such, and Gradescope shows its case only "
-        "after the due date",
+    add_hidden_seed(
+        parser,
+        "for cases it holds back: the seeded checks then run cases drawn from it too, in a worker of their own "
+        "after the public cases (the same seed, the same cases); what they show is for staff, and Gradescope "
+        "shows it only after the due date",
     )
     parser.add_argument(
         "--own-deps",
@@ -173,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
             weights = load_weights(args.weights) if args.weights else equal_weights()
             shard = parse_shard(args.shard) if args.shard else ALL
             declare_outputs(outputs, args)
+            seed = hidden_seed(args, "dedup-harness grade")
             setup = worker_setup(args.tier, checked_python(args.worker_python))
             packages = scratch.enter_context(provided(args.allow, setup.interpreter.path))  # gone when the run ends
             setup = dataclasses.replace(setup, packages=packages)
@@ -212,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
                 setup=setup,
                 warning=warning,
                 own_deps=args.own_deps,
-                hidden_seed=args.hidden_seed,
+                hidden_seed=seed,
             )
             jobs = jobs_with_room(setup, min(args.jobs, max(len(chosen), 1)))
             with Progress("grade") as progress:
@@ -324,7 +332,7 @@ def write_outputs(
     """The terminal report, then every output file, written together; ``folders``: each submission's Gradescope
     folder (``names.folders``); ``copies`` (--similarity) only in the terminal, --json and --html."""
     rows = [csv_report.row(report, shard) for report in reports]
-    summary = summarize(rows)
+    summary = summarize(map(Outline.of, reports))
     console = Console(stderr=outputs.stdout, soft_wrap=False)
     for report in reports if len(reports) == 1 else []:
         terminal.print_report(console, report, show_student_output=args.show_student_output)

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from dedup_harness.commands.arguments import add_allow
+from dedup_harness.commands.arguments import SeedError, add_allow, add_hidden_seed, hidden_seed
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.distribution.bundle_wheels import WheelsError
 from dedup_harness.distribution.gradescope_bundle import build
@@ -29,13 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the CPython the image will run, for the bundle's wheels (default: this one, the version tested)",
     )
     add_allow(parser, "as grade's --allow; its wheel and those of what it requires come too, as installed here")
-    parser.add_argument(
-        "--hidden-seed",
-        type=int,
-        metavar="N",
-        help="the course's seed for the cases it holds back, as grade's --hidden-seed (in the bundle, which students "
-        "never see; never in the student kit)",
-    )
+    add_hidden_seed(parser, "for the cases it holds back, as grade's (in the bundle, which students never see)")
 
 
 def _python_version(text: str) -> str:
@@ -57,10 +51,10 @@ def run(args: argparse.Namespace) -> int:
                 weights=args.weights,
                 python=args.python,
                 allowed=args.allow,
-                hidden_seed=args.hidden_seed,
+                hidden_seed=hidden_seed(args, "dedup-harness gradescope-bundle"),
             )
             outputs.commit()
-        except (WeightsError, OutputError, OSError, LookupError, WheelsError, PackagesError) as exc:
+        except (SeedError, WeightsError, OutputError, OSError, LookupError, WheelsError, PackagesError) as exc:
             return fail("gradescope-bundle", exc)
     print(
         f"wrote {args.out} ({count} files): upload it as the autograder of a Gradescope programming assignment",

@@ -21,7 +21,7 @@ from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.distribution.shard_files import CsvError
 from dedup_harness.distribution.shards import ShardError, merge_rows
 from dedup_harness.grade.reports import csv_report
-from dedup_harness.grade.reports.summary import summarize
+from dedup_harness.grade.reports.summary import Outline, summarize
 
 HELP = "join the CSVs of `grade --shard i/n` runs into one CSV and one summary"
 
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
             outputs.file("--csv", args.csv)
             outputs.file("--json", args.json)
             rows, notes, batch = merge_rows(args.shards)
-            summary = summarize(rows)
+            summary = summarize(map(Outline.from_row, rows))
             outputs.put("--csv", csv_report.render(rows, batch.cells()))
             if args.json:
                 outputs.put("--json", json.dumps(summary, indent=2, sort_keys=True) + "\n")

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
+from dedup_harness.core.judges.running import records
+
 KEPT = 64  # the most recent records of the current check
 _records: deque[dict[str, Any]] = deque(maxlen=KEPT)
 
@@ -28,3 +30,8 @@ def recent() -> list[dict[str, Any]]:
 
 def forget() -> None:
     _records.clear()
+
+
+def shown(inputs: dict[str, Any]) -> dict[str, Any]:
+    """An input as a report shows it: documents as records, every other option as it is."""
+    return {key: records(value) if key == "docs" else value for key, value in inputs.items()}

@@ -1,16 +1,16 @@
-"""Cases a course holds back: with ``--hidden-seed N``, every seeded check runs its public cases and then more,
-drawn from N.
+"""Cases a course holds back: with ``--hidden-seed N``, a run of the suite draws every seeded check's cases from N.
 
 A *seeded* check is one whose inputs are drawn: from a seeded corpus generator (``core/corpora``)
 or by Hypothesis. It takes the ``cases`` fixture (tests/suite/conftest.py), which is ``PUBLIC``
-unless the grader loaded this plugin with a seed: then each such check runs twice, ``[public]`` and
-``[held-back]``. The held-back run draws its corpora with seeds made from N, the check's name and
-the public seed (``Cases.seed``), and runs Hypothesis from a seed made the same way (``seeded``), so
-the same submission graded with the same N meets the same cases, and no two checks share a draw.
+unless this plugin was loaded with a seed: then the run is the held-back run, in a worker of its own
+after the public run (``grade.grader``), and only the seeded checks run in it. They draw their
+corpora with seeds made from N, the check's name and the public seed (``Cases.seed``), and
+Hypothesis from a seed made the same way (``seeded``), so the same submission graded with the same
+N meets the same cases, and no two checks share a draw. N has 128 bits at least (``SEED_BITS``): no
+document a submission sees gives it back.
 
 The seed is the course's: the student kit holds none and ``check`` loads no such plugin, so a
-student sees the public cases only; ``grade`` reports which failures were held back
-(``held_back``), and Gradescope shows such a case after the due date alone.
+student sees the public cases only.
 """
 
 from __future__ import annotations
@@ -48,9 +48,6 @@ class Cases:
         words = f"{self.course_seed}/{self.check}/{public}".encode()
         return int.from_bytes(hashlib.sha256(words).digest()[:8], "big")
 
-    def __str__(self) -> str:  # the case's id in pytest's node id: test_x[held-back]
-        return "held-back" if self.held_back else "public"
-
 
 PUBLIC = Cases()
 
@@ -60,17 +57,24 @@ def plugin_args(course_seed: int | None) -> list[str]:
     return [] if course_seed is None else ["-p", PLUGIN, f"{SEED_OPTION}={course_seed}"]
 
 
-def variants(config: pytest.Config, check: str) -> list[Cases]:
-    """The runs of a seeded check: the public one, then the one held back when a course seed was given."""
-    course_seed = config.getoption(SEED_DEST, None)
-    return [PUBLIC] if course_seed is None else [PUBLIC, Cases(check, int(course_seed))]
+SEED_BITS = 128  # a held-back seed's least size: no search over seeds finds it from a document it drew
+
+
+def course_seed(config: pytest.Config) -> int | None:
+    """The course's seed when this run is the held-back run, else None."""
+    seed = config.getoption(SEED_DEST, None)
+    return None if seed is None else int(seed)
+
+
+def cases_for(config: pytest.Config, check: str) -> Cases:
+    """The cases a run of a seeded check draws: the public ones, or (the held-back run) those drawn from the seed."""
+    seed = course_seed(config)
+    return PUBLIC if seed is None else Cases(check, seed)
 
 
 def held_back(item: pytest.Item) -> bool:
-    """Is this test run one of the cases held back?"""
-    spec = getattr(item, "callspec", None)
-    cases = spec.params.get(FIXTURE) if spec is not None else None
-    return isinstance(cases, Cases) and cases.held_back
+    """Is this test run one of the cases held back (the held-back run's)?"""
+    return course_seed(item.config) is not None
 
 
 @contextlib.contextmanager
@@ -89,9 +93,14 @@ def seeded(test: Callable[..., Any], cases: Cases) -> Iterator[None]:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.getgroup("dedup-harness cases held back").addoption(
-        SEED_OPTION,
-        dest=SEED_DEST,
-        type=int,
-        metavar="N",
-        help="also run every seeded check on cases drawn from the course's seed N",
+        SEED_OPTION, dest=SEED_DEST, type=int, metavar="N", help="run the seeded checks on cases drawn from seed N"
     )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The held-back run runs the seeded checks alone: the others have nothing held back to draw."""
+    if course_seed(config) is None:
+        return
+    seeded_checks = [item for item in items if FIXTURE in getattr(item, "fixturenames", ())]
+    config.hook.pytest_deselected(items=[item for item in items if item not in seeded_checks])
+    items[:] = seeded_checks

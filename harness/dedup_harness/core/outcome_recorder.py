@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from dedup_harness.core import hidden_cases
+from dedup_harness.core import case_log, hidden_cases
 from dedup_harness.core.judges.verdict import Verdict, VerdictFailed
 from dedup_harness.core.outcome import PRECEDENCE, Outcome
 
@@ -57,7 +57,8 @@ class CaseRecord:
     message: str = ""  # the exception's own text: an assertion's message, or what crashed
     raised: str = ""  # the type the code under test raised behind it (a fault's ``raised``, else ``error``)
     verdict: dict[str, Any] | None = None  # a judge's failing verdict: differences, expected, got (see ``as_data``)
-    falsifying: str = ""  # the notes Hypothesis attaches: the shrunk example that fails
+    case_id: str = ""  # pytest's id of the parametrized case ("" for a check of one case)
+    input: dict[str, Any] = field(default_factory=dict)  # what a failed case tried last (``case_log``), if small
     seconds: float = 0.0  # how long the case's phase took (pytest's own measure): a timing field
     site: str = ""  # where in the student's code it crashed (SITE_ATTRIBUTE), when it did
     held_back: bool = False  # one of the cases a course holds back (core/hidden_cases.py)
@@ -79,41 +80,38 @@ def is_assertion(error: BaseException) -> bool:
     return isinstance(error, (AssertionError, pytest.fail.Exception))
 
 
-def case_record(nodeid: str, call: pytest.CallInfo[None], *, held_back: bool = False) -> CaseRecord:
+def case_record(item: pytest.Item, call: pytest.CallInfo[None]) -> CaseRecord:
     outcome = classify(call.excinfo) if call.when == "call" else Outcome.ERROR
-    seconds = round(call.duration, 3)
+    spec = getattr(item, "callspec", None)
+    found = CaseRecord(item.nodeid, outcome, seconds=round(call.duration, 3), case_id=spec.id if spec else "")
+    found.held_back = hidden_cases.held_back(item)
     if call.excinfo is None:
-        return CaseRecord(nodeid, outcome, seconds=seconds, held_back=held_back)
+        return found
     error = call.excinfo.value
-    others = ""
-    if isinstance(error, BaseExceptionGroup):
-        # Hypothesis found several distinct failures: report the first with its own example.
-        others = f"\n(Hypothesis found {len(error.exceptions)} distinct failures; this is the first.)"
+    if isinstance(error, BaseExceptionGroup):  # Hypothesis found several distinct failures: the first stands
         error = error.exceptions[0]
-    notes = "\n".join(str(note) for note in getattr(error, "__notes__", [])) + others
-    return CaseRecord(
-        nodeid,
-        outcome,
-        error=type(error).__name__,
-        message=str(error)[:TEXT_LIMIT],
-        raised=str(getattr(error, "raised", "") or type(error).__name__),
-        verdict=as_data(error.verdict) if isinstance(error, VerdictFailed) else None,
-        falsifying=notes[:TEXT_LIMIT],
-        seconds=seconds,
-        site=crash_site(error),
-        held_back=held_back,
-    )
+    found.error, found.message = type(error).__name__, str(error)[:TEXT_LIMIT]
+    found.raised = str(getattr(error, "raised", "") or type(error).__name__)
+    found.verdict = as_data(error.verdict) if isinstance(error, VerdictFailed) else None
+    found.site = crash_site(error)
+    tried = case_log.recent()  # a Hypothesis check's last is its shrunk example, replayed
+    found.input = kept(case_log.shown(tried[0])) if tried and call.when == "call" else {}
+    return found
+
+
+def kept(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` when JSON holds it within VERDICT_LIMIT characters, else nothing (a 200-document corpus)."""
+    try:
+        return value if len(json.dumps(value)) <= VERDICT_LIMIT else {}
+    except (TypeError, ValueError):
+        return {}
 
 
 def as_data(verdict: Verdict) -> dict[str, Any]:
     """A failing verdict as the case keeps it: its differences, and what was expected and came back unless
     those run past VERDICT_LIMIT characters (a 200-document output), when ``cut`` says they were left out."""
-    kept = {"expected": verdict.expected, "got": verdict.got}
-    try:
-        small = len(json.dumps(kept)) <= VERDICT_LIMIT
-    except (TypeError, ValueError):  # a value JSON cannot hold: the differences still say what went wrong
-        small = False
-    return {"differences": list(verdict.differences), **(kept if small else {"expected": {}, "got": {}, "cut": True})}
+    both = kept({"expected": verdict.expected, "got": verdict.got})
+    return {"differences": list(verdict.differences), **(both or {"expected": {}, "got": {}, "cut": True})}
 
 
 def crash_site(error: BaseException) -> str:
@@ -148,7 +146,7 @@ class Recorder:
         report = yield
         skipped = call.excinfo is not None and call.excinfo.errisinstance(pytest.skip.Exception)
         if isinstance(item, pytest.Function) and not skipped and (call.when == "call" or call.excinfo is not None):
-            record = case_record(item.nodeid, call, held_back=hidden_cases.held_back(item))
+            record = case_record(item, call)
             self.cases.setdefault(item.originalname, []).append(record)
         return report
 

@@ -80,7 +80,7 @@ def build(
     if names:
         entries.append((ALLOWED, "".join(f"{name}\n" for name in names).encode(), False))
     if hidden_seed is not None:
-        entries.append((HIDDEN_SEED, f"{hidden_seed}\n".encode(), False))
+        entries.append((HIDDEN_SEED, f"{hidden_seed:032x}\n".encode(), False))
     _write_zip(out, entries)
     return len(entries)
 

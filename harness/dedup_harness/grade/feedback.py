@@ -1,11 +1,12 @@
-"""Feedback on one check in plain words: what it asserts, what went wrong, the smallest failing input.
+"""Feedback on one check: the cases it lost as data, and the plain words every report renders from them.
 
-A check that crashed on something the grader refuses says so first (``refused_words``).
-
-The words come from what the outcome recorder kept of each case, field by field: a failing verdict's
-differences (the judges write them for people), or the type and text of what crashed; and from the
-notes Hypothesis attaches to a shrunk example. Everything run-specific (scratch paths, memory
-addresses) is scrubbed so that grading the same submission twice gives the same text.
+A ``LostCase`` is one failing case as the judge and the outcome recorder gave it, field by field: its
+id, whether the course holds it back, its outcome, what the check tried, what was expected and what
+came back, the judge's differences, and what it crashed with and where. A ``CheckFeedback`` holds a
+check's lost cases, what the worker did during it, its minimal case and the categories of what the
+grader refused that it crashed on (said first: ``refused_words``). Reports format these fields and
+never read a field back out of the words. Everything run-specific (scratch paths, memory addresses,
+uids) is scrubbed as a case is read, so grading the same submission twice gives the same words.
 """
 
 from __future__ import annotations
@@ -21,14 +22,14 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade import refused_words
 from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.minimize.case import MinimalCase
-from dedup_harness.grade.minimize.text import case_text, cut, same_case_text, wrapped
+from dedup_harness.grade.minimize.text import case_text, cut, input_rows, same_case_text, wrapped
+from dedup_harness.grade.worker.categories import CATEGORIES
 
 MESSAGE_LIMIT = 600  # characters of one case's message
-CRASHED = "it crashed: "  # how a case that raised begins
-EXAMPLE_LIMIT = 1500  # characters of a shrunk example
 CASES_SHOWN = 3  # failing cases spelled out per check
 # A check that lost only on cases its course holds back (core/hidden_cases.py), as its student is told.
 HELD_BACK = "It passes the cases `check` runs; it fails on cases your course holds back."
+HELD_BACK_TOO = "It fails on cases your course holds back too."
 HELD_BACK_LABEL = "[held back] "  # before each of those cases, where staff read them
 
 _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
@@ -38,61 +39,6 @@ _ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 _SCRATCH = re.compile(r"(?<![^\s'\"])[^\s'\"]*dedup-harness-[a-z]+-(?:\d+\.\d+-)?[a-z0-9_]{8}")
 # The sandbox gives each grader process its own worker uid: a per-run number.
 _UID = re.compile(r"\buid \d+")
-# What Hypothesis's note says of a failing example besides its inputs: the test's own fixtures, and the
-# heading, the closing parenthesis and the hints that follow ("use Verbosity.verbose", @reproduce_failure).
-_FIXTURE_ARGUMENT = re.compile(r"^\s*(judge|cases|run|impl|tmp_path|fixture_docs|fixture_expected)=.*,?$")
-_EXAMPLE_HEADING = re.compile(r"^(Falsifying example|Failing test case)[^(]*\(\s*$")
-_CASE_ID = re.compile(r"\[(.*)\]$")
-_RUN_ID = re.compile(r"^(public|held-back)(-|$)")  # core/hidden_cases.Cases's ids, first in a case's id
-
-
-@dataclass(frozen=True)
-class CheckFeedback:
-    """Why one check lost its points, in words a student can act on."""
-
-    asserts: str
-    problems: tuple[str, ...]  # one line per failing case (at most CASES_SHOWN, then a count)
-    smallest_input: str  # Hypothesis's shrunk example, when the check found one
-    minimal_case: MinimalCase | None = None  # the smallest input that still fails it, with both answers
-    refused: tuple[str, ...] = ()  # what the grader refused that it crashed on, one sentence each: said first
-    headline: str = ""  # the first thing that went wrong, as a report's headline quotes it (a crash: its error)
-    refusals: tuple[str, ...] = ()  # the categories of what the grader refused that it crashed on (``refused``'s)
-    crashed_with: str = ""  # the type of the error its first failing case crashed with, if it crashed
-    held_back: bool = False  # every case it failed is one its course holds back
-
-    def for_students(self) -> CheckFeedback:
-        """What a student may read before the due date: no case the course holds back, and, when those are all
-        it failed, the sentence saying so in place of the cases."""
-        public = tuple(line for line in self.problems if not line.startswith(HELD_BACK_LABEL))
-        hidden = self.minimal_case is not None and self.minimal_case.held_back
-        if not self.held_back and not hidden and public == self.problems:
-            return self
-        problems = (HELD_BACK,) if self.held_back else (*public, "It fails on cases your course holds back too.")
-        headline = HELD_BACK if self.held_back else self.headline
-        return dataclasses.replace(
-            self, problems=problems, smallest_input="" if self.held_back else self.smallest_input,
-            minimal_case=None if hidden else self.minimal_case, headline=headline,
-        )  # fmt: skip
-
-    @property
-    def lines(self) -> tuple[str, ...]:
-        """What went wrong, a line each: the refusals first, then the problems."""
-        return self.refused + self.problems
-
-    def text(self, *, same_case_as: int | None = None, width: int | None = None) -> str:
-        """The feedback in words; ``same_case_as`` names the earlier check whose minimal case is this one's;
-        ``width`` the characters a line may take (the terminal's; None: no limit, for pages that wrap)."""
-        lines = [
-            line for said in (*self.refused, f"This check asserts: {self.asserts}.") for line in wrapped(said, width)
-        ]
-        if self.held_back and self.problems != (HELD_BACK,):  # staff's view: the sentence, then the cases
-            lines += wrapped(HELD_BACK, width)
-        lines += [line for problem in self.problems for line in wrapped(problem, width, "  ")]
-        if self.minimal_case is not None:
-            lines.append(same_case_text(same_case_as) if same_case_as else case_text(self.minimal_case, width))
-        elif self.smallest_input:
-            lines += ["Smallest failing input:", *(cut(line, width) for line in self.smallest_input.splitlines())]
-        return "\n".join(lines)
 
 
 def scrub(text: str) -> str:
@@ -100,54 +46,185 @@ def scrub(text: str) -> str:
     return _UID.sub("uid <per run>", _SCRATCH.sub("<scratch>", _ADDRESS.sub("", text)))
 
 
+@dataclass(frozen=True)
+class LostCase:
+    """One case a check lost: every field a report shows of it."""
+
+    case_id: str  # pytest's id of the parametrized case ("" for a check of one case)
+    outcome: Outcome
+    held_back: bool = False  # one of the cases its course holds back
+    input: Mapping[str, Any] = dataclasses.field(default_factory=dict)  # what it tried ({}: too large to keep)
+    expected: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    got: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    differences: tuple[str, ...] = ()  # the judge's sentences (none for a crash, a hang or a plain assert)
+    error: str = ""  # the type of what it crashed with, or of the assertion
+    message: str = ""  # that exception's text
+    raised: str = ""  # the type the code under test raised behind it (``refused_words`` reads it)
+    site: str = ""  # where in the student's code it crashed ("dedup.py line 40, in _spool")
+
+    @classmethod
+    def of(cls, record: Mapping[str, Any]) -> LostCase:
+        """A case as the outcome recorder wrote it (``core/outcome_recorder.CaseRecord``), scrubbed."""
+        found = record.get("verdict")
+        verdict: Mapping[str, Any] = found if type(found) is dict else {}
+        return cls(
+            case_id=str(record.get("case_id", "")),
+            outcome=Outcome(record.get("outcome", Outcome.ERROR)),
+            held_back=bool(record.get("held_back")),
+            input=record.get("input") or {},
+            expected=verdict.get("expected", {}),
+            got=verdict.get("got", {}),
+            differences=tuple(scrub(str(d)) for d in verdict.get("differences", [])),
+            error=str(record.get("error", "")),
+            message=scrub(str(record.get("message", ""))).strip(),
+            raised=str(record.get("raised", "")),
+            site=str(record.get("site", "")),
+        )
+
+    @property
+    def crash(self) -> str:
+        """What it crashed with, on one line: the exception's type and its text ("" for no crash)."""
+        if self.outcome is not Outcome.ERROR or not (self.error or self.message):
+            return ""
+        return one_line(f"{self.error}: {self.message}" if self.message else self.error)
+
+    def words(self) -> str:
+        """Its failure in words: the verdict's differences, or what crashed or hung (with where), then the texts
+        that look alike but differ, by their code points."""
+        if self.outcome is Outcome.TIMEOUT:
+            return "it ran past its time limit (a hang, or far too slow)."
+        if self.outcome is Outcome.ERROR:
+            if not self.crash:
+                return "it crashed without a message."
+            site = f" (at {self.site})" if self.site else ""  # kept whole however long the message
+            return truncate(f"it crashed: {self.crash}", MESSAGE_LIMIT - len(site)) + site
+        said = "; ".join(self.differences) or self.message or "an assertion failed"
+        alike = look_alike.verdict_notes(dict(self.expected), dict(self.got)) if self.differences else []
+        said = truncate(one_line(said), MESSAGE_LIMIT)
+        return f"{said} ({'; '.join(alike)})" if alike else said
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "outcome": str(self.outcome), "input": dict(self.input)}
+
+
+@dataclass(frozen=True)
+class Said:
+    """What the worker did during a check (a fault, a note): its kind and one line of words."""
+
+    kind: str
+    detail: str
+    held_back: bool = False  # in the held-back run's worker: for staff alone
+
+    def words(self) -> str:
+        return one_line(scrub(f"{self.kind}: {self.detail}"))
+
+
+@dataclass(frozen=True)
+class CheckFeedback:
+    """Why one check lost its points: its lost cases (the public ones first) and what else the report says of it."""
+
+    asserts: str
+    outcome: Outcome
+    cases: tuple[LostCase, ...] = ()
+    events: tuple[Said, ...] = ()
+    minimal_case: MinimalCase | None = None  # the smallest input that still fails it, with both answers
+    refusals: tuple[str, ...] = ()  # the categories of what the grader refused that it crashed on
+    reason: str = ""  # why it did not run at all, when no case could (the submission cannot be graded)
+    held_back_hidden: bool = False  # the students' view: it lost cases the course holds back, not shown here
+
+    @property
+    def refused(self) -> tuple[str, ...]:
+        """What the grader refused that it crashed on, one sentence each: said first."""
+        return tuple(refused_words.SENTENCES[category] for category in self.refusals)
+
+    @property
+    def held_back(self) -> bool:
+        """Every case it lost is one its course holds back."""
+        return bool(self.cases) and all(case.held_back for case in self.cases)
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """What went wrong, a line each: at most CASES_SHOWN cases (one beside a minimal case), then the events."""
+        if self.held_back_hidden and not self.cases:
+            return (HELD_BACK,)
+        shown = 1 if self.minimal_case is not None else CASES_SHOWN
+        lines = [f"{HELD_BACK_LABEL if c.held_back else ''}{_label(c)}{c.words()}" for c in self.cases[:shown]]
+        if len(self.cases) > shown:
+            lines.append(f"... and {len(self.cases) - shown} more failing cases of this check.")
+        lines += [event.words() for event in self.events]
+        lines += [HELD_BACK_TOO] if self.held_back_hidden else []
+        return tuple(lines) or (self.reason or _no_cases(self.outcome),)
+
+    @property
+    def headline(self) -> str:
+        """The first thing that went wrong, as a report's headline quotes it (a crash: its error)."""
+        first = self.cases[0].crash if self.cases else ""
+        return truncate(first, MESSAGE_LIMIT) if first else self.problems[0]
+
+    @property
+    def crashed_with(self) -> str:
+        """The type of the error its first lost case crashed with, if it crashed."""
+        return self.cases[0].error if self.cases and self.cases[0].crash else ""
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        """What went wrong, a line each: the refusals first, then the problems."""
+        return self.refused + self.problems
+
+    def for_students(self) -> CheckFeedback:
+        """What a student may read before the due date: no case the course holds back, nothing its worker did,
+        and a sentence saying that the check lost such cases."""
+        public = tuple(case for case in self.cases if not case.held_back)
+        events = tuple(event for event in self.events if not event.held_back)
+        hidden = self.minimal_case is not None and self.minimal_case.held_back
+        if len(public) == len(self.cases) and len(events) == len(self.events) and not hidden:
+            return self
+        minimal = None if hidden else self.minimal_case
+        return dataclasses.replace(self, cases=public, events=events, minimal_case=minimal, held_back_hidden=True)
+
+    def text(self, *, same_case_as: int | None = None, width: int | None = None) -> str:
+        """The feedback in words; ``same_case_as`` names the earlier check whose minimal case is this one's;
+        ``width`` the characters a line may take (the terminal's; None: no limit, for pages that wrap)."""
+        said = (*self.refused, f"This check asserts: {self.asserts}.")
+        lines = [line for sentence in said for line in wrapped(sentence, width)]
+        if self.held_back:  # staff's view of a check lost on held-back cases alone: the sentence, then the cases
+            lines += wrapped(HELD_BACK, width)
+        lines += [line for problem in self.problems for line in wrapped(problem, width, "  ")]
+        if self.minimal_case is not None:
+            lines.append(same_case_text(same_case_as) if same_case_as else case_text(self.minimal_case, width))
+        elif self.cases and self.cases[0].input:
+            lines.append("The failing input:")
+            lines += [cut(f"  {label}: {value}", width) for label, value in input_rows(dict(self.cases[0].input))]
+        return "\n".join(lines)
+
+
 def check_feedback(
     name: str,
     outcome: Outcome,
-    cases: Sequence[Mapping[str, Any]],
+    records: Sequence[Mapping[str, Any]],
     *,
-    events: Iterable[str] = (),
+    events: Iterable[Said] = (),
     minimal_case: MinimalCase | None = None,
     refused: Sequence[str] = (),
 ) -> CheckFeedback | None:
-    """Feedback for a check that lost its points; None when it passed. ``refused``: the categories of the rules
-    its worker's refusals met (``faults.EventLog.refused``)."""
+    """Feedback for a check that lost its points; None when it passed. ``records``: its cases as the outcome
+    recorder wrote them; ``refused``: the categories of the rules its worker's refusals met
+    (``events.EventLog.refused``)."""
     if outcome is Outcome.PASSED:
         return None
-    bad = sorted((case for case in cases if case.get("outcome") != Outcome.PASSED), key=_held_back)  # public first
-    public = {_plain(case) for case in bad if not _held_back(case)}
-    bad = [case for case in bad if not (_held_back(case) and _plain(case) in public)]  # the same failure again
-    shown = 1 if minimal_case is not None else CASES_SHOWN  # the minimal case says the rest more plainly
-    problems = [
-        f"{HELD_BACK_LABEL if _held_back(case) else ''}{_case_label(case)}{_plain(case)}" for case in bad[:shown]
-    ]
-    crashed = crash_words(bad[0]) if bad and bad[0].get("outcome") == Outcome.ERROR else ""
-    crashed = _truncate(crashed, MESSAGE_LIMIT)
-    if len(bad) > shown:
-        problems.append(f"... and {len(bad) - shown} more failing cases of this check.")
-    problems += [_one_line(scrub(event)) for event in events]
-    if not problems:
-        problems = [_no_cases(outcome)]
-    example = next((case["falsifying"] for case in bad if case.get("falsifying")), "")
-    refusals = refused_words.crashed_on(refused, bad)
-    said = tuple(refused_words.SENTENCES[category] for category in refusals)
-    headline = crashed or problems[0]
-    error = str(bad[0].get("error", "")) if crashed else ""
-    held_back = bool(bad) and all(map(_held_back, bad))
-    return CheckFeedback(
-        asserts(name),
-        tuple(problems),
-        smallest_input(example),
-        minimal_case,
-        said,
-        headline,
-        refusals,
-        error,
-        held_back,
-    )
+    lost = sorted((LostCase.of(r) for r in records if r.get("outcome") != Outcome.PASSED), key=lambda c: c.held_back)
+    public = {case.words() for case in lost if not case.held_back}
+    lost = [case for case in lost if not (case.held_back and case.words() in public)]  # the same failure again
+    refusals = crashed_on(refused, lost)
+    return CheckFeedback(asserts(name), outcome, tuple(lost), tuple(events), minimal_case, refusals)
 
 
-def _held_back(case: Mapping[str, Any]) -> bool:
-    return bool(case.get("held_back"))
+def crashed_on(refused: Sequence[str], cases: Sequence[LostCase]) -> tuple[str, ...]:
+    """The categories ``refused`` of one check's worker, in the order they are said, when one of its ``cases``
+    crashed with the error a refusal raises (a type the grader rebuilds, never words the submission wrote)."""
+    if not any(case.outcome is Outcome.ERROR and case.raised == refused_words.REFUSAL_RAISES for case in cases):
+        return ()
+    return tuple(category for category in CATEGORIES if category in refused)
 
 
 def asserts(name: str) -> str:
@@ -155,69 +232,14 @@ def asserts(name: str) -> str:
     return BY_NAME[name].asserts if name in BY_NAME else name
 
 
-def _case_label(case: Mapping[str, Any]) -> str:
-    """The case's own id, as ``check`` shows it: without the public or held-back run it came from (said apart)."""
-    match = _CASE_ID.search(str(case.get("nodeid", "")))
-    own = _RUN_ID.sub("", match.group(1)) if match else ""
-    return f"[{own}] " if own else ""
+def _label(case: LostCase) -> str:
+    return f"[{case.case_id}] " if case.case_id else ""
 
 
-def _plain(case: Mapping[str, Any]) -> str:
-    """One case's failure in words: the verdict's differences, or what crashed or hung; then the texts that
-    look alike but differ, by their code points (kept whole however long the words)."""
-    if case.get("outcome") == Outcome.TIMEOUT:
-        return "it ran past its time limit (a hang, or far too slow)."
-    verdict = case.get("verdict")
-    if type(verdict) is dict and verdict.get("differences"):
-        words = scrub("; ".join(map(str, verdict["differences"])))
-        alike = look_alike.verdict_notes(verdict.get("expected", {}), verdict.get("got", {}))
-    elif case.get("outcome") == Outcome.FAILED:  # an assertion of the check's own, outside any judge
-        words, alike = scrub(str(case.get("message", ""))).strip() or "an assertion failed", []
-    else:
-        crash = crash_words(case)
-        if not crash:
-            return "it crashed without a message."
-        site = at_site(crash, str(case.get("site", "")))  # kept whole however long the message
-        return _truncate(f"{CRASHED}{crash}", MESSAGE_LIMIT - len(site)) + site
-    words = _truncate(_one_line(words), MESSAGE_LIMIT)
-    return f"{words} ({'; '.join(alike)})" if alike else words
-
-
-def crash_words(case: Mapping[str, Any]) -> str:
-    """What a case crashed with, on one line: the exception's type and its text ("" when it says nothing)."""
-    error, message = str(case.get("error", "")), scrub(str(case.get("message", ""))).strip()
-    if not error and not message:
-        return ""
-    return _one_line(f"{error}: {message}" if message else error)
-
-
-def at_site(message: str, site: str) -> str:
-    """Where in the student's code a case crashed, " (at dedup.py line 40, in _spool)", unless the message says it
-    already (the grader's rebuilt errors carry it in their text); "" when nobody knows."""
-    return f" (at {site})" if site and f"(at {site})" not in message else ""
-
-
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     """A problem is one line: line breaks in what the submission raised are written out, so no line of its
     message can pass for a line of the report ("attempt: ..." forged under a crash)."""
     return text.replace("\r\n", "\\n").replace("\n", "\\n")
-
-
-def smallest_input(notes: str) -> str:
-    """Hypothesis's example as its inputs only (``records=[...]``), a line each: no heading naming the test, no
-    fixture it passed along, no address, and none of the explanation or hints that follow (the explanation
-    lists lines of the grader's own files: paths of this machine)."""
-    lines = scrub(notes.split("\nExplanation:")[0]).splitlines()
-    start = next((i + 1 for i, line in enumerate(lines) if _EXAMPLE_HEADING.match(line)), None)
-    if start is None:
-        return ""
-    kept: list[str] = []
-    for line in lines[start:]:
-        if line.strip() == ")":
-            break
-        if not _FIXTURE_ARGUMENT.match(line):
-            kept.append(line.strip().removesuffix(","))
-    return _truncate("\n".join(kept), EXAMPLE_LIMIT)
 
 
 def _no_cases(outcome: Outcome) -> str:
@@ -226,5 +248,5 @@ def _no_cases(outcome: Outcome) -> str:
     return "The check could not run (the submission broke before it; see the problems above)."
 
 
-def _truncate(text: str, limit: int) -> str:
+def truncate(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"

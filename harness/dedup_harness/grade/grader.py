@@ -9,6 +9,8 @@ found before the checks ran, a diagnosis from the kill matrix, and the student's
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -23,9 +25,10 @@ from dedup_harness.core.impl_under_test import own_args
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import SuiteResult, run_suite
+from dedup_harness.core.runner.result import fold
 from dedup_harness.grade import refused_words
 from dedup_harness.grade.diagnosis import Diagnoser
-from dedup_harness.grade.feedback import CheckFeedback, asserts, check_feedback, scrub
+from dedup_harness.grade.feedback import CheckFeedback, Said, asserts, check_feedback, scrub
 from dedup_harness.grade.minimize import plugin as minimize_plugin
 from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.plugin import budget_args, plugin_args, setup_args
@@ -33,7 +36,7 @@ from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status
 from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.tiers import WorkerSetup
 from dedup_harness.grade.scoring import ZERO, Weights
-from dedup_harness.grade.submission import Problem, SubmissionError, prepare
+from dedup_harness.grade.submission import Problem, Submission, SubmissionError, prepare
 from dedup_harness.grade.worker.categories import CATEGORIES
 
 OUTPUT_LIMIT = 20_000  # characters of student output kept in a report
@@ -81,6 +84,10 @@ def grade(
     ``in_process`` (``check``: a student's own code, on their own machine) runs the submission's root
     in the suite's own process instead, with no worker: the same checks, minimal cases and report. It
     spells the pytest arguments of the plugin that writes the sidecar, given the sidecar's path.
+
+    With the course's ``hidden_seed``, the seeded checks then run the cases it holds back in a run and a
+    worker of their own (``core/hidden_cases.py``): nothing the submission did in it reaches what the
+    public run's cases say, and what it printed or tried there is for staff alone.
     """
     started = time.monotonic()
     label = name if name is not None else str(path)
@@ -90,37 +97,87 @@ def grade(
         except SubmissionError as exc:  # nothing to run: a verdict of zero, with the reason
             report = unrunnable(label, options, [str(exc)], why=exc.cause)
         else:
-            sidecar, minimal = Path(scratch) / "grading.json", Path(scratch) / "minimal.json"
-            if in_process is not None:
-                root, plugins = submission.root, in_process(sidecar)
-            else:
-                options_args = [*setup_args(options.setup), *budget_args(options.budget)]
-                root, plugins = IMPL_ROOT, plugin_args(submission.root, sidecar, *options_args)
-            result = run_suite(
-                root,
-                profile="grading",
-                timeout=options.timeout,
-                check_timeout=options.check_timeout,
-                extra_args=[
-                    *own_args(submission.own),
-                    *plugins,
-                    *minimize_plugin.plugin_args(minimal),
-                    *hidden_cases.plugin_args(options.hidden_seed),
-                ],
-                env=STEADY_ENV,
-                fork=fork,
-                # The trusted process imports the suite and the reference, never the submission: caching
-                # the suite's rewritten modules spares every later grade the rewrite (half a second).
-                write_bytecode=in_process is None,
-            )
-            data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
-            cases, matches = read_minimal_cases(minimal)
-            data = {**data, "minimal_cases": cases, "matches": matches}
+            run = functools.partial(suite_run, submission, options, Path(scratch), fork=fork, in_process=in_process)
+            public = run(None)
+            held = run(options.hidden_seed) if options.hidden_seed is not None and not public.broken else None
             notes = [n.message for n in submission.notes]
-            report = from_sidecar(label, result, options, data, submission.problems, notes=notes)
+            joined = public.joined(held)
+            report = from_sidecar(label, joined.result, options, joined.data, submission.problems, notes=notes)
             report.own_modules, report.unused_modules = list(submission.own), list(submission.unused)
+            report.held_back_output = scrub(held.data.get("student_output", ""))[:OUTPUT_LIMIT] if held else ""
     report.seconds = round(time.monotonic() - started, 3)
     return report
+
+
+@dataclass
+class Run:
+    """One run of the suite for a submission: its outcomes, what the grading plugin saw, its minimal cases."""
+
+    result: SuiteResult
+    data: dict[str, Any]  # the sidecar, with the minimal cases and the mutants' matches
+    held_back: bool = False
+
+    @property
+    def broken(self) -> bool:
+        """Nothing ran: the suite failed, or no worker could start (the held-back run would say no more)."""
+        return bool(harness_error(self.result)) or any(e.get("kind") == "sandbox" for e in self.data.get("events", []))
+
+    def joined(self, held: Run | None) -> Run:
+        """This (the public) run with the held-back run's cases, minimal cases and events, each marked as such."""
+        if held is None:
+            return self
+        result = dataclasses.replace(self.result, outcomes=dict(self.result.outcomes), cases=dict(self.result.cases))
+        for check, cases in held.result.cases.items():
+            result.cases[check] = [*result.cases.get(check, []), *({**c, "held_back": True} for c in cases)]
+            result.outcomes[check] = fold(result.cases[check])
+        minimal = {**held.data["minimal_cases"], **self.data["minimal_cases"]}  # a public one first
+        matches = {m: sorted({*self.data["matches"].get(m, []), *c}) for m, c in held.data["matches"].items()}
+        events = [*self.data.get("events", []), *({**e, "held_back": True} for e in held.data.get("events", []))]
+        data = {**self.data, "minimal_cases": minimal, "matches": {**self.data["matches"], **matches}}
+        refused = {**held.data.get("refused", {}), **self.data.get("refused", {})}
+        return Run(result, {**data, "events": events, "refused": refused})
+
+
+def suite_run(
+    submission: Submission,
+    options: GradingOptions,
+    scratch: Path,
+    held_back_seed: int | None,
+    *,
+    fork: ForkServerContext | None,
+    in_process: Callable[[Path], list[str]] | None,
+) -> Run:
+    """The suite's run for ``submission``: the public cases, or with ``held_back_seed`` the cases held back."""
+    own = scratch / ("held-back" if held_back_seed is not None else "public")
+    own.mkdir()
+    sidecar, minimal = own / "grading.json", own / "minimal.json"
+    if in_process is not None:
+        root, plugins = submission.root, in_process(sidecar)
+    else:
+        options_args = [*setup_args(options.setup), *budget_args(options.budget)]
+        root, plugins = IMPL_ROOT, plugin_args(submission.root, sidecar, *options_args)
+    result = run_suite(
+        root,
+        profile="grading",
+        timeout=options.timeout,
+        check_timeout=options.check_timeout,
+        extra_args=[
+            *own_args(submission.own),
+            *plugins,
+            *minimize_plugin.plugin_args(minimal),
+            *hidden_cases.plugin_args(held_back_seed),
+        ],
+        env=STEADY_ENV,
+        fork=fork,
+        # The trusted process imports the suite and the reference, never the submission: caching the suite's
+        # rewritten modules spares every later grade the rewrite (half a second).
+        write_bytecode=in_process is None,
+    )
+    data = json.loads(sidecar.read_text(encoding="utf-8")) if sidecar.is_file() else {}
+    cases, matches = read_minimal_cases(minimal, held_back=held_back_seed is not None)
+    if held_back_seed is not None:  # a check the held-back run did not run has nothing to add
+        result.outcomes = {check: outcome for check, outcome in result.outcomes.items() if check in result.cases}
+    return Run(result, {**data, "minimal_cases": cases, "matches": matches}, held_back_seed is not None)
 
 
 def from_sidecar(
@@ -137,21 +194,22 @@ def from_sidecar(
     ``Submission.notes``) come first among its problems."""
     static = [Problem(**p) for p in data.get("static", [])] or list(problems)
     found = [*notes, *(p.message for p in static)]
-    events: dict[str, list[str]] = {}
+    events: dict[str, list[Said]] = {}
     attempts = []
     for event in data.get("events", []):
         kind, detail, check = event.get("kind", "event"), str(event.get("detail", "")), str(event.get("check", ""))
         if kind == "sandbox":  # no worker could start: nothing here is the submission's doing
             return unrunnable(label, options, found, harness_error=scrub(detail))
-        if kind in ATTEMPT_SOURCES:
+        held_back = bool(event.get("held_back"))
+        if kind in ATTEMPT_SOURCES and not held_back:  # the held-back run's are for staff: in its events
             where = where_refused(str(event.get("category", "")), check, result, data.get("refused", {}))
             attempts.append(f"{ATTEMPT_SOURCES[kind]}{detail} ({where})")
         if check == minimize_plugin.SHRINKING:
             continue  # what a submission did while its failing cases were shrunk is not a check's verdict
         if check in CHECKS:
-            events.setdefault(check, []).append(f"{kind}: {detail}")
-        elif kind not in ATTEMPT_SOURCES and not any(detail in problem for problem in found):
-            found.append(f"{kind}: {detail}")  # an event outside any check, unless a static problem already says it
+            events.setdefault(check, []).append(Said(kind, detail, held_back))
+        elif kind not in ATTEMPT_SOURCES and kind not in {p.kind for p in static} and not held_back:
+            found.append(Said(kind, detail).words())  # outside any check, unless a problem found first says it
     return from_result(
         label,
         result,
@@ -183,7 +241,7 @@ def from_result(
     options: GradingOptions,
     *,
     problems: list[str],
-    events: Mapping[str, list[str]] | None = None,
+    events: Mapping[str, list[Said]] | None = None,
     student_output: str = "",
     protections: Mapping[str, Any] | None = None,
     minimal_cases: Mapping[str, MinimalCase] | None = None,
@@ -265,7 +323,11 @@ def unjudged(report: GradeReport) -> str:
     if not lost or report.failed():
         return ""
     # for_students: a case held back (and what crashed on it) stays out of a headline students read
-    first = next((c.feedback.for_students().headline for c in lost if c.feedback and c.feedback.headline), "")
+    shown = [c.feedback.for_students() for c in lost if c.feedback]
+    first = next((f.headline for f in shown if f.headline), "")
+    refusal = next((f.refusals[0] for f in shown if f.refusals), "")
+    if refusal:  # what the grader refused is the cause: the error it raised says nothing of why
+        first = f"{refused_words.SHORT[refusal]} ({first})" if first else refused_words.SHORT[refusal]
     crashed = sum(c.outcome is Outcome.ERROR for c in lost)
     hung = len(lost) - crashed
     passed = len(report.checks) - len(lost)
@@ -282,13 +344,13 @@ def _checks(n: int) -> str:
     return f"{n} check{'' if n == 1 else 's'}"
 
 
-def read_minimal_cases(path: Path) -> tuple[dict[str, MinimalCase], dict[str, list[str]]]:
-    """The minimal failing cases the shrinking plugin wrote, and on which of them each mutant behaved like the
-    submission (neither when it could not run)."""
+def read_minimal_cases(path: Path, *, held_back: bool) -> tuple[dict[str, MinimalCase], dict[str, list[str]]]:
+    """The minimal failing cases the shrinking plugin wrote (``held_back``: of the held-back run's cases), and on
+    which of them each mutant behaved like the submission (neither when it could not run)."""
     if not path.is_file():
         return {}, {}
     written = json.loads(path.read_text(encoding="utf-8"))
-    cases = {name: MinimalCase(**case) for name, case in written["cases"].items()}
+    cases = {name: MinimalCase(**{**case, "held_back": held_back}) for name, case in written["cases"].items()}
     return cases, {mutant: list(checks) for mutant, checks in written["matches"].items()}
 
 
@@ -310,10 +372,9 @@ def unrunnable(
     """A report where no check ran: zero points, and the reason in place of every check's feedback (and in one
     phrase, ``why``: "the grader failed" for a harness error)."""
     reason = "The check did not run: " + ("the grader failed." if harness_error else "the submission cannot be graded.")
+    said = {name: CheckFeedback(asserts(name), Outcome.ERROR, reason=reason) for name in CHECKS}
     checks = [
-        CheckReport(
-            n, name, Outcome.ERROR, ZERO, options.weights.points[name], CheckFeedback(asserts(name), (reason,), "")
-        )
+        CheckReport(n, name, Outcome.ERROR, ZERO, options.weights.points[name], said[name])
         for n, name in enumerate(CHECKS, start=1)
     ]
     return GradeReport(

@@ -16,10 +16,6 @@ at import time).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
-from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.worker import categories
 
 ALLOWED_ON_A_LAPTOP = "though `dedup-harness check` on your own machine allows them"
@@ -44,22 +40,6 @@ SHORT = {
     categories.NETWORK: "the grader refused the network",
     categories.FILES: "the grader refused files outside the stage's folders",
     categories.SIGNALS: "the grader refused signals to other processes",
+    categories.SHARED_MEMORY: "the grader refused memory outside the process",
 }
-REFUSAL_RAISES = PermissionError.__name__
-
-
-def crashed_on_refusal(cases: Sequence[Mapping[str, Any]]) -> bool:
-    """Did a case of the check crash with the error a refusal raises?"""
-    return any(case.get("outcome") == Outcome.ERROR and case.get("raised") == REFUSAL_RAISES for case in cases)
-
-
-def crashed_on(refused: Sequence[str], cases: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
-    """The categories ``refused`` of one check's worker, in the order they are said, when the check crashed on one."""
-    if not crashed_on_refusal(cases):
-        return ()
-    return tuple(category for category in categories.CATEGORIES if category in refused)
-
-
-def sentences(refused: Sequence[str], cases: Sequence[Mapping[str, Any]]) -> tuple[str, ...]:
-    """The sentences for the categories ``refused`` of one check's worker, when the check crashed on one."""
-    return tuple(SENTENCES[category] for category in crashed_on(refused, cases))
+REFUSAL_RAISES = PermissionError.__name__  # what every refusal raises (feedback.crashed_on)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from dedup_harness.core import case_log
 from dedup_harness.core.judges import Verdict
-from dedup_harness.core.judges.running import records
 
 
 @dataclass
@@ -29,11 +29,6 @@ class MinimalCase:
         return {key: value for key, value in asdict(self).items() if key != "raw_input"}
 
 
-def shown_input(inputs: dict[str, Any]) -> dict[str, Any]:
-    """The input as a student reads it: documents as records, every other option as it is."""
-    return {key: records(value) if key == "docs" else value for key, value in inputs.items()}
-
-
 def size(inputs: dict[str, Any]) -> tuple[int, int]:
     """(documents, characters) of an input: a split's text counts as one document."""
     if "docs" in inputs:
@@ -49,7 +44,7 @@ def minimal_case(
     documents, characters = size(inputs)
     first = size(origin)
     return MinimalCase(
-        input=shown_input(inputs),
+        input=case_log.shown(inputs),
         expected=verdict.expected,
         got=verdict.got,
         differences=verdict.differences,

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from dedup_harness.core import case_log, hidden_cases
+from dedup_harness.core import case_log
 from dedup_harness.core.checks import BY_NAME, CHECKS
 from dedup_harness.core.impl_under_test import IMPL_KEY
 from dedup_harness.core.judges import JUDGES, Subject, VerdictFailed
@@ -56,7 +56,6 @@ class Minimizer:
     output: Path
     failing: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     differences: dict[str, list[str]] = field(default_factory=dict)  # what each failed check's verdict said
-    held_back: set[str] = field(default_factory=set)  # the checks whose first failing case was held back
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -66,14 +65,8 @@ class Minimizer:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
         report = yield
         name = getattr(item, "originalname", item.name)
-        held_back = hidden_cases.held_back(item)
-        first = name not in self.failing or (name in self.held_back and not held_back)  # a public case first
-        if call.when == "call" and first and classify(call.excinfo) is Outcome.FAILED:
+        if call.when == "call" and name not in self.failing and classify(call.excinfo) is Outcome.FAILED:
             self.failing[name] = case_log.recent()
-            if held_back:
-                self.held_back.add(name)
-            else:
-                self.held_back.discard(name)
             assert call.excinfo is not None
             failed = call.excinfo.value
             self.differences[name] = failed.verdict.differences if isinstance(failed, VerdictFailed) else [str(failed)]
@@ -88,8 +81,6 @@ class Minimizer:
         for name in self.failing:
             if name in BY_NAME and not BY_NAME[name].shrinks and self.failing[name]:
                 cases[name] = as_recorded(self.failing[name][0], self.differences[name])
-        for name in self.held_back & cases.keys():
-            cases[name].held_back = True
         evidence = [
             FailedCase(name, case.raw_input if BY_NAME[name].shrinks else None, case.got, case.expected)
             for name, case in cases.items()

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from dedup_harness.core.checks import REGISTRY
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.minimize.case import MinimalCase
-from dedup_harness.grade.reports.csv_report import row
-from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status, attempts_source
-from dedup_harness.grade.reports.summary import in_order, signature
+from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status, attempts_heading
+from dedup_harness.grade.reports.summary import Outline, in_order, signature
 
 
 @dataclass(frozen=True)
@@ -56,9 +55,9 @@ class Entry:
     attempts: tuple[str, ...]
 
     @property
-    def attempts_source(self) -> str:
-        """Where its attempts come from: the kernel, or the worker's own hook alone."""
-        return attempts_source(self.report)
+    def attempts_heading(self) -> str | None:
+        """Where its attempts come from (the kernel, or the worker's own hook alone); None: nothing to say."""
+        return attempts_heading(self.report)
 
 
 @dataclass(frozen=True)
@@ -110,7 +109,7 @@ def by_what_went_wrong(entries: Sequence[Entry]) -> tuple[Group, ...]:
     """The entries grouped by signature, largest group first, as ``summary.groups`` orders them."""
     found: dict[tuple[str, str], list[Entry]] = {}
     for entry in entries:
-        found.setdefault(signature(row(entry.report, "")), []).append(entry)
+        found.setdefault(signature(Outline.of(entry.report)), []).append(entry)
     return tuple(Group(kind, words, tuple(members), shared_case(members)) for (kind, words), members in in_order(found))
 
 

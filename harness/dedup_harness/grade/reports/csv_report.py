@@ -71,11 +71,6 @@ def pitfalls_cell(diagnoses: Iterable[Diagnosis]) -> str:
     return PITFALLS_APART.join(f"{d.mutant}: {d.pitfall}" for d in diagnoses)
 
 
-def mutant_ids(cell: str) -> list[str]:
-    """The mutants a pitfalls cell names (``pitfalls_cell``'s ids, before each colon)."""
-    return [part.partition(":")[0].strip() for part in cell.split(PITFALLS_APART) if part.strip()]
-
-
 def render(rows: Iterable[Mapping[str, str]], batch: Mapping[str, str]) -> str:
     """The header, then the rows sorted by submission, each with the batch's cells (``BatchIdentity.cells``)."""
     out = io.StringIO()

@@ -15,7 +15,7 @@ from typing import Any
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.reports import harmless
-from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status, attempts_source, modules_line
+from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status, attempts_heading, modules_line
 from dedup_harness.grade.scoring import points_number, points_text, shares
 
 VISIBLE = "visible"
@@ -83,8 +83,9 @@ def overview(report: GradeReport) -> str:
         lines += ["", "Problems found before the checks ran:", *(f"- {harmless.line(p)}" for p in report.problems)]
     if report.unjudged:
         lines += ["", f"{harmless.line(report.unjudged[:1].upper() + report.unjudged[1:].rstrip('.'))}."]
-    if report.attempts:
-        heading = f"What your code tried that the grader does not allow ({attempts_source(report)}):"
+    heading = attempts_heading(report)
+    if heading:
+        heading = f"What your code tried that the grader does not allow ({heading}):"
         tried = [f"- {harmless.line(a)}" for a in report.attempts]  # one line each: none passes for another
         lines += ["", heading, *tried]
     if report.diagnosis:

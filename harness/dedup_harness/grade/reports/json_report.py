@@ -14,6 +14,7 @@ from typing import Any
 
 from dedup_harness.core.impl_roots import OWN_MODULES, THE_COURSES, YOURS
 from dedup_harness.core.provenance import here
+from dedup_harness.grade.feedback import CheckFeedback
 from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.reports import harmless
 from dedup_harness.grade.reports.class_view import class_view
@@ -52,16 +53,7 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
                 "outcome": str(check.outcome),
                 "score": points_number(check.score),
                 "max_score": points_number(check.max_score),
-                "asserts": check.feedback.asserts if check.feedback else "",
-                "feedback": list(check.feedback.lines) if check.feedback else [],
-                "smallest_input": check.feedback.smallest_input if check.feedback else "",
-                "minimal_case": check.feedback.minimal_case.as_dict()
-                if check.feedback and check.feedback.minimal_case
-                else None,
-                "look_alike": look_alike.case_notes(check.feedback.minimal_case)
-                if check.feedback and check.feedback.minimal_case
-                else [],
-                "held_back": bool(check.feedback and check.feedback.held_back),
+                **feedback_dict(check.feedback),
             }
             for check in report.checks
         ],
@@ -69,7 +61,22 @@ def report_dict(report: GradeReport) -> dict[str, Any]:
         "attempts": list(report.attempts),
         "warning": report.warning,
         "student_output": report.student_output,
+        "held_back_output": report.held_back_output,
         "seconds": report.seconds,
+    }
+
+
+def feedback_dict(feedback: CheckFeedback | None) -> dict[str, Any]:
+    """A lost check's feedback: ``feedback``, the words a student may read before the due date; ``cases``, every
+    case it lost as fields (those held back marked: for staff); its minimal case."""
+    case = feedback.minimal_case if feedback else None
+    return {
+        "asserts": feedback.asserts if feedback else "",
+        "feedback": list(feedback.for_students().lines) if feedback else [],
+        "cases": [c.as_dict() for c in feedback.cases] if feedback else [],
+        "minimal_case": case.as_dict() if case else None,
+        "look_alike": look_alike.case_notes(case) if case else [],
+        "held_back": bool(feedback and feedback.held_back),
     }
 
 

@@ -21,7 +21,7 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import here
 from dedup_harness.grade.reports import harmless
 from dedup_harness.grade.reports.csv_report import pitfalls_cell
-from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, batch_warning
+from dedup_harness.grade.reports.model import GradeReport, Status, attempts_heading, batch_warning
 from dedup_harness.grade.scoring import points_text
 
 TOTALS = ("tests", "failures", "errors")
@@ -88,7 +88,8 @@ def _suite(report: GradeReport) -> ET.Element:
         detail.text = check.feedback.text()
     if report.status is Status.HARNESS_ERROR or report.problems:
         ET.SubElement(suite, "system-err").text = "\n".join([*report.problems, report.harness_error]).strip()
-    if report.attempts:
-        heading = f"attempts ({attempts_source(report)}):"
+    heading = attempts_heading(report)
+    if heading:
+        heading = f"attempts ({heading}):"
         ET.SubElement(suite, "system-out").text = "\n".join([heading, *(f"attempt: {a}" for a in report.attempts)])
     return suite

@@ -54,6 +54,7 @@ class GradeReport:
     # Set when the run graded without isolation (``--unisolated``): every format says it first.
     warning: str = ""
     student_output: str = ""
+    held_back_output: str = ""  # what it printed in the held-back run: for staff alone, as its cases are
     harness_error: str = ""
     seconds: float = 0.0  # a timing field: the only thing that may differ between two gradings
     # Which of the course's earlier modules (doc, hashing, bloom) ran as the student's own, beside their
@@ -90,6 +91,14 @@ def attempts_source(report: GradeReport) -> str:
     if source == "check":
         return ATTEMPTS_NOTICED_BY_CHECK
     return ATTEMPTS_SEEN_BY_THE_KERNEL if source == "kernel" else ATTEMPTS_FROM_THE_HOOK
+
+
+def attempts_heading(report: GradeReport) -> str | None:
+    """Where the attempts listed come from, for their heading; None when there is nothing to say. A list the worker's
+    own hook made is said to be possibly incomplete even when it is empty: the submission can silence the hook."""
+    if not report.attempts and report.protections.get("attempts_from") != "hook":
+        return None
+    return attempts_source(report) + ("" if report.attempts else "; none listed")
 
 
 def modules_line(report: GradeReport) -> str:

@@ -23,7 +23,7 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.minimize.text import case_text, repeats
 from dedup_harness.grade.reports import harmless, words
 from dedup_harness.grade.reports.class_view import Group, class_view
-from dedup_harness.grade.reports.model import GradeReport, Status, attempts_source, batch_warning, modules_line
+from dedup_harness.grade.reports.model import GradeReport, Status, attempts_heading, batch_warning, modules_line
 from dedup_harness.grade.scoring import out_of, points_text
 from dedup_harness.grade.similarity import Similarity
 
@@ -82,8 +82,9 @@ def print_report(
     console.print(_check_table(report))
     if report.status is Status.GRADED:
         _print_feedback(console, report)
-    if report.attempts:
-        say(console, f"attempts ({attempts_source(report)}):", "magenta")
+    heading = attempts_heading(report)
+    if heading:
+        say(console, f"attempts ({heading}):", "magenta")
     for attempt in report.attempts:
         say(console, f"attempt: {harmless.line(attempt)}", "magenta")
     if report.protections and show_protections:

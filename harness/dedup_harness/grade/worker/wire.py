@@ -219,8 +219,8 @@ def rebuilt(error: Any) -> BaseException:
     exception_type = mapped_type(kind)
     text = str(message) if str(origin) == exception_type.__name__ else f"{origin}: {message}"
     site = crash_site(error.get(SITE))
-    if site or str(where):  # the student's line where there is one; else the frames the worker saw
-        text += f" (at {site or where})"
+    if str(where) and not site:  # the frames the worker saw, where no line of the student's is known
+        text += f" (at {where})"
     rebuilt_error = exception_type(text) if exception_type is not KeyError else KeyError(str(message))
     if site:
         setattr(rebuilt_error, SITE_ATTRIBUTE, site)
