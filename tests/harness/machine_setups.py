@@ -222,10 +222,11 @@ def hidden_bwrap_path(folder: Path) -> str:
     return str(folder)
 
 
-def private_copy(folder: Path, setup: Setup) -> tuple[str, Path]:
-    """This harness copied into ``folder``, made private (mode 0700, the setup's user's): where harnesses live in
-    practice (``mktemp -d``, root's home, ``pip install --user``). Returns the ``PYTHONPATH`` that imports the
-    copy, and the copy's reference ``dedup.py``."""
+def harness_copy(folder: Path, setup: Setup, *, mode: int = 0o700) -> tuple[str, Path]:
+    """This harness copied into ``folder`` of ``mode``, the setup's user's: private by default, where harnesses
+    live in practice (``mktemp -d``, root's home, ``pip install --user``), or world-readable (0o755) where a test
+    needs one whatever folder the checkout lies in. Returns the ``PYTHONPATH`` that imports the copy, and the
+    copy's reference ``dedup.py``."""
     checkout = folder / "checkout"
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(PACKAGE_DIR, checkout / "harness" / "dedup_harness", ignore=ignore)
@@ -234,6 +235,6 @@ def private_copy(folder: Path, setup: Setup) -> tuple[str, Path]:
             shutil.copytree(DATA_ROOT / name, checkout / name, ignore=ignore)
     for path in [folder, *folder.rglob("*")]:
         os.chown(path, setup.uid, setup.gid, follow_symlinks=False)
-    folder.chmod(0o700)
+    folder.chmod(mode)
     copied = checkout / "harness" / "dedup_harness"
     return str(checkout / "harness"), (copied / "_data" if INSTALLED else checkout) / "impl" / "corpus" / "dedup.py"

@@ -28,7 +28,7 @@ from dedup_harness.grade.sandbox.interpreter import Interpreter, ask
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, weaker, why_not, worker_setup
 from dedup_harness.grade.sandbox.users import worker_uid
 from grading_support import tier_param
-from machine_setups import public_folder
+from machine_setups import harness_copy, public_folder, setup_for
 
 REFERENCE = IMPL_ROOT / "corpus" / "dedup.py"
 GRADE = [sys.executable, "-m", "dedup_harness.cli", "grade"]
@@ -110,10 +110,14 @@ def test_grading_works_with_the_temp_folder_in_a_folder_only_the_grader_can_ente
 
 
 def test_a_tier_that_does_not_hide_the_reference_is_refused_with_what_is_missing() -> None:
-    """The none tier leaves the world-readable checkout in view (as seccomp alone does on a kernel before 5.14)."""
-    if os.stat(IMPL_ROOT).st_mode & 0o005 != 0o005:
-        pytest.skip("the reference is not world-readable here, so file modes alone hide it")
-    done = run_grade(str(REFERENCE), "--tier", "none")
+    """The none tier leaves a world-readable harness in view (as seccomp alone does on a kernel before 5.14): graded
+    from a copy of the harness in a public folder, wherever the checkout lies."""
+    base = public_folder("dedup-harness-public-copy-")
+    try:
+        pythonpath, _ = harness_copy(base / "harness", setup_for("root", None), mode=0o755)
+        done = run_grade(str(REFERENCE), "--tier", "none", env={"PYTHONPATH": pythonpath})
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
     assert done.returncode == 2
     assert "refusing to run submissions: the none tier does not isolate the worker here" in done.stderr
     assert "the worker can read the harness's own files" in done.stderr

@@ -39,9 +39,9 @@ from machine_setups import (
     Setup,
     case_id,
     for_case,
+    harness_copy,
     hidden_bwrap_path,
     pending,
-    private_copy,
     public_folder,
     setup_for,
     start_victim,
@@ -110,7 +110,7 @@ def _grade_in(base: Path, case: Case, setup: Setup, python: Path) -> Graded:
         env["PATH"] = hidden_bwrap_path(base / "bin")
     listeners = Listeners()
     # The grader runs from a copy of the harness in a private folder (mode 0700), as most installs are.
-    pythonpath, reference = private_copy(base / "private", setup)
+    pythonpath, reference = harness_copy(base / "private", setup)
     whence = [*setup.prefix, str(python), "-c", "import dedup_harness; print(dedup_harness.__file__)"]
     imported = subprocess.run(whence, env={**env, "PYTHONPATH": pythonpath}, capture_output=True, text=True, cwd=base)
     assert imported.stdout.startswith(pythonpath), imported.stdout + imported.stderr
@@ -183,8 +183,11 @@ def test_the_attacks_reach_their_targets_when_nothing_stops_them(test_user: pwd.
         (outputs / "earlier.csv").chmod(0o666)
         env = {"PATH": "/usr/bin:/bin", SECRET_NAME: "control"}
         listeners = Listeners()
+        reference = base / "reference.py"  # a readable copy: the checkout may lie in a private folder
+        shutil.copyfile(REFERENCE, reference)
+        reference.chmod(0o644)
         with start_victim(user, env) as victim:
-            targets = {**listeners.ports(), "reference": str(REFERENCE.resolve()), "victim": victim.pid}
+            targets = {**listeners.ports(), "reference": str(reference), "victim": victim.pid}
             targets |= {"secret_name": SECRET_NAME, "outputs": str(outputs)}
             command = [*user.prefix, "/usr/bin/python3", "-I", "-S", "-c", control_code(targets)]
             run = subprocess.run(command, env=env, cwd=base, capture_output=True, text=True, check=False)
