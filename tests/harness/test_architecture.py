@@ -142,3 +142,102 @@ def test_the_checks_above_catch_a_forbidden_edge(tmp_path: Path) -> None:
     rogue.write_text("def f():\n    from dedup_harness.core import paths\n", encoding="utf-8")
     assert list(imports_of(rogue)) == ["dedup_harness.core.paths"]
     assert offenders([rogue], lambda path, name: is_stdlib(name)) != []
+
+
+CALL_PATH = ("grade.client.calls", "grade.client.exchange", "grade.worker.protocol")
+ON_A_FAULT = ("grade.client.faults", "grade.client.events")
+
+
+def test_a_call_from_the_proxy_crosses_the_five_modules_architecture_md_draws() -> None:
+    """The proxy, one place for every per-call concern, the exchange, the protocol and the worker's loop: the proxy
+    imports nothing else of the grader (the faults and the events, for what goes wrong; the sandbox, as a type)."""
+    allowed = tuple(f"{HARNESS}.{name}" for name in (*CALL_PATH, *ON_A_FAULT, "grade.sandbox"))
+    proxy = [PACKAGE_DIR / "grade" / "client" / "proxy.py"]
+    assert offenders(proxy, lambda path, name: is_stdlib(name) or under(name, *allowed)) == []
+    drawn = (
+        (DATA_ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8") if (DATA_ROOT / "ARCHITECTURE.md").is_file() else ""
+    )
+    if drawn:
+        assert "proxy.py ── calls.py ── exchange.py ══ worker/protocol.py ══ worker/main.py" in drawn
+
+
+def classes() -> dict[str, list[str]]:
+    """Every class the harness defines at the top of a module, by name: the modules that define it."""
+    found: dict[str, list[str]] = {}
+    for path in modules(PACKAGE_DIR):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                found.setdefault(node.name, []).append(str(path.relative_to(PACKAGE_DIR)))
+    return found
+
+
+def test_no_class_name_has_two_meanings() -> None:
+    """A reader who meets ``Worker`` or ``Run`` knows which one: a class name is defined once in the harness."""
+    assert {name: where for name, where in classes().items() if len(where) > 1} == {}
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each harness module's imports of other harness modules, ``TYPE_CHECKING`` ones included."""
+    names = {".".join(p.relative_to(PACKAGE_DIR.parent).with_suffix("").parts).removesuffix(".__init__"): p
+             for p in modules(PACKAGE_DIR)}  # fmt: skip
+    graph: dict[str, set[str]] = {}
+    for name, path in names.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        found = set()
+        for imported in imports_of(path):
+            if imported.startswith("."):
+                dots = len(imported) - len(imported.lstrip("."))
+                base = package.rsplit(".", dots - 1)[0] if dots > 1 else package
+                imported = f"{base}.{imported.lstrip('.')}"
+            while imported and imported not in names:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name:
+                found.add(imported)
+        graph[name] = found
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's, written without recursion)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for start in graph:
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            node, edges = work[-1]
+            nxt = next((e for e in edges if e in graph), None)
+            if nxt is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    group = []
+                    while True:
+                        member = stack.pop()
+                        group.append(member)
+                        if member == node:
+                            break
+                    if len(group) > 1:
+                        found.append(sorted(group))
+            elif nxt not in index:
+                index[nxt] = low[nxt] = len(index)
+                stack.append(nxt)
+                work.append((nxt, iter(sorted(graph[nxt]))))
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+    return found
+
+
+def test_no_two_modules_import_each_other_even_for_types_alone() -> None:
+    """An import circle, through TYPE_CHECKING or not, means a concept sits above its users: none is left."""
+    assert circles(module_graph()) == []
+
+
+def test_the_circle_finder_finds_one() -> None:
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from dedup_harness.check import noticed
-from dedup_harness.check.noticed import IMPORT, Noticed, Recorder
+from dedup_harness.check.noticed import IMPORT, Noticed, Noticer
 from dedup_harness.check.plugin import REFUSED_IMPORT, refusal
 from dedup_harness.check.run import Checked
 from dedup_harness.core.outcome_recorder import crash_site
@@ -42,11 +42,11 @@ SNIPPETS = {
 
 
 @pytest.fixture
-def recorder(tmp_path: Path) -> Iterator[Recorder]:
+def recorder(tmp_path: Path) -> Iterator[Noticer]:
     """A recorder switched on for a student's file in ``tmp_path/root``, whose stage folder is ``tmp_path/stage``."""
     (tmp_path / "stage").mkdir()
     files = [tmp_path / "root" / "corpus" / "dedup.py"]
-    made = noticed.start(Recorder(files, [str(tmp_path / "stage")], [str(tmp_path / "root")]))
+    made = noticed.start(Noticer(files, [str(tmp_path / "stage")], [str(tmp_path / "root")]))
     yield made
     made.on = False
 
@@ -60,7 +60,7 @@ def students(tmp_path: Path, snippet: str) -> Any:
 
 @pytest.mark.parametrize("category", list(SNIPPETS))
 def test_what_the_students_code_does_is_noticed_with_its_rules_category(
-    recorder: Recorder, tmp_path: Path, category: str
+    recorder: Noticer, tmp_path: Path, category: str
 ) -> None:
     recorder.check = "test_fixture_duplicate_counts"
     (tmp_path / "elsewhere").mkdir()
@@ -70,7 +70,7 @@ def test_what_the_students_code_does_is_noticed_with_its_rules_category(
     assert found.site.startswith("dedup.py line ") and found.site.endswith(", in run")
 
 
-def test_a_process_multiprocessing_spawns_is_noticed_too(recorder: Recorder, tmp_path: Path) -> None:
+def test_a_process_multiprocessing_spawns_is_noticed_too(recorder: Noticer, tmp_path: Path) -> None:
     """spawn and forkserver (macOS's default start) go through util.spawnv_passfds, which CPython raises no event
     for: check raises os.posix_spawn's there. Here it starts /bin/true, as a pool would start its worker."""
     recorder.check = "test_fixture_duplicate_counts"
@@ -82,20 +82,20 @@ def test_a_process_multiprocessing_spawns_is_noticed_too(recorder: Recorder, tmp
     assert (found.category, found.note) == (PROCESSES, "tried to start a process (os.posix_spawn)")
 
 
-def test_the_same_in_the_harnesss_own_code_is_not_the_students(recorder: Recorder, tmp_path: Path) -> None:
+def test_the_same_in_the_harnesss_own_code_is_not_the_students(recorder: Noticer, tmp_path: Path) -> None:
     recorder.check = "test_fixture_duplicate_counts"
     socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close()
     os.rmdir(tempfile.mkdtemp(dir=tmp_path))
     assert recorder.noticed == []
 
 
-def test_the_stages_own_folders_are_allowed(recorder: Recorder, tmp_path: Path) -> None:
+def test_the_stages_own_folders_are_allowed(recorder: Noticer, tmp_path: Path) -> None:
     recorder.check = "test_the_spool_is_removed"
     students(tmp_path, SNIPPETS[FILES])(tmp_path / "stage")
     assert recorder.noticed == []
 
 
-def test_module_level_code_is_noticed_at_import_and_counts_in_every_check(recorder: Recorder, tmp_path: Path) -> None:
+def test_module_level_code_is_noticed_at_import_and_counts_in_every_check(recorder: Noticer, tmp_path: Path) -> None:
     recorder.check = "test_stats_name_every_key"
     namespace: dict[str, Any] = {"socket": socket}
     at_import = "socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close()\n"
@@ -104,7 +104,7 @@ def test_module_level_code_is_noticed_at_import_and_counts_in_every_check(record
     assert recorder.of("test_hand_example_three_documents") == recorder.noticed
 
 
-def test_an_import_counts_in_a_check_and_not_at_import(recorder: Recorder, tmp_path: Path) -> None:
+def test_an_import_counts_in_a_check_and_not_at_import(recorder: Noticer, tmp_path: Path) -> None:
     """Importing a pool's machinery uses nothing yet (``ProcessPoolExecutor`` imports the pipes' module): grade
     refuses nothing then. A check that imports it is about to make a pool, queue or lock. (The import event is
     raised as CPython raises it, the module being imported already.)"""
@@ -117,7 +117,7 @@ def test_an_import_counts_in_a_check_and_not_at_import(recorder: Recorder, tmp_p
     assert [(n.check, n.category) for n in recorder.noticed] == [("test_stats_name_every_key", PROCESSES)]
 
 
-def test_ctypes_is_said_to_be_beyond_checks_view(recorder: Recorder, tmp_path: Path) -> None:
+def test_ctypes_is_said_to_be_beyond_checks_view(recorder: Noticer, tmp_path: Path) -> None:
     """What a call through ctypes does only grade's kernel filter sees: check keeps where it happened, first."""
     recorder.check = "test_fixture_duplicate_counts"
     students(tmp_path, "import ctypes\ndef run(tmp):\n    return ctypes.CDLL(None).getpid()\n")(tmp_path)
@@ -127,7 +127,7 @@ def test_ctypes_is_said_to_be_beyond_checks_view(recorder: Recorder, tmp_path: P
     assert Checked(full, [], [], False, recorder.unforeseen).exit_status() == 1
 
 
-def test_nothing_is_refused_and_the_first_of_each_kind_in_a_check_is_kept(recorder: Recorder, tmp_path: Path) -> None:
+def test_nothing_is_refused_and_the_first_of_each_kind_in_a_check_is_kept(recorder: Noticer, tmp_path: Path) -> None:
     recorder.check = "test_fixture_duplicate_counts"
     run = students(tmp_path, SNIPPETS[NETWORK])
     run(tmp_path)
@@ -136,7 +136,7 @@ def test_nothing_is_refused_and_the_first_of_each_kind_in_a_check_is_kept(record
 
 
 def test_a_signal_in_a_check_that_started_processes_is_not_said() -> None:
-    made = Recorder([], [], [])
+    made = Noticer([], [], [])
     made.noticed = [
         Noticed("test_x", PROCESSES, "tried to start a process (os.fork)", "dedup.py line 1, in f"),
         Noticed("test_x", SIGNALS, "tried to send signal 15 to other processes", "dedup.py line 2, in f"),

@@ -17,7 +17,7 @@ from dedup_harness.check.plugin import site_in
 from dedup_harness.core import outcome_recorder
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.grade.feedback import check_feedback
-from dedup_harness.grade.worker import wire
+from dedup_harness.grade.worker import protocol as wire
 from dedup_harness.grade.worker.main import Worker
 
 SOURCE = """

@@ -27,7 +27,7 @@ from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.protections import HOOK_REFUSALS, KERNEL_REFUSALS
 from dedup_harness.grade.worker import arches, landlock
 from dedup_harness.grade.worker.categories import NETWORK, NONE, PROCESSES, SHARED_MEMORY, SIGNALS
-from dedup_harness.grade.worker.wire import MAX_ATTEMPTS
+from dedup_harness.grade.worker.protocol import MAX_ATTEMPTS
 from grading_support import grade
 from machine_setups import Setup, public_folder
 

@@ -16,7 +16,7 @@ import pytest
 import dedup_harness
 from dedup_harness.core.contract import SURFACE
 from dedup_harness.core.paths import DATA_FOLDERS, PACKAGE_DIR
-from dedup_harness.grade.worker import wire
+from dedup_harness.grade.worker import protocol as wire
 
 PROJECT = PACKAGE_DIR.parent.parent
 pytestmark = pytest.mark.skipif(

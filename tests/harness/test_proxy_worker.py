@@ -21,7 +21,7 @@ from dedup_harness.grade.client.proxy import RemoteOutput, SubmissionProxy
 from dedup_harness.grade.plugin import plugin_args
 from dedup_harness.grade.sandbox import Limits, Sandbox
 from dedup_harness.grade.submission import prepare
-from dedup_harness.grade.worker.batches import TAKE_DOCUMENTS
+from dedup_harness.grade.worker.protocol import TAKE_DOCUMENTS
 
 DOCS = [Doc("a", "One.\n\nTwo.", {"n": 1}), Doc("b", "Two.\n\nThree."), Doc("c", "One.")]
 
@@ -186,7 +186,7 @@ def test_a_forged_endless_empty_batch_stops_the_worker(tmp_path: Path) -> None:
     body = """
     yield from docs
 import grading_worker.main
-from grading_worker import messages
+from grading_worker import protocol as messages
 grading_worker.main.Worker.take = lambda self, number, output: messages.batch(number, [], False)
 """
     for proxy in submitted(tmp_path, body):

@@ -17,18 +17,16 @@ from typing import Any
 import pytest
 
 from corpus.doc import Doc
-from dedup_harness.grade.client import budget as budget_module
+from dedup_harness.grade.client import calls as budget_module
 from dedup_harness.grade.client import exchange as exchange_module
-from dedup_harness.grade.client.budget import CALL_BYTES, Budget
+from dedup_harness.grade.client.calls import CALL_BYTES, Budget
 from dedup_harness.grade.client.events import EventLog
-from dedup_harness.grade.client.exchange import Exchange, Lent
+from dedup_harness.grade.client.exchange import Exchange, Incarnations, Lent
 from dedup_harness.grade.client.faults import OutputTooLarge, WorkerCrashed, WorkerTimeout
-from dedup_harness.grade.client.worker import Worker
 from dedup_harness.grade.sandbox import Limits, WorkerProcess
-from dedup_harness.grade.worker import messages as m
-from dedup_harness.grade.worker import wire
-from dedup_harness.grade.worker.channel import Channel, ChannelClosed
-from dedup_harness.grade.worker.wire import encode
+from dedup_harness.grade.worker import protocol as m
+from dedup_harness.grade.worker import protocol as wire
+from dedup_harness.grade.worker.protocol import Channel, ChannelClosed, encode
 
 Peer = Callable[[Channel], None]
 
@@ -92,7 +90,7 @@ def linked() -> Iterator[Callable[[Peer], Linked]]:
         reply_read, reply_write = os.pipe()
         sandbox, log = StandInSandbox(), EventLog()
         budget = Budget(sandbox.limits.submission_seconds)
-        worker = Worker(sandbox, log, budget)  # type: ignore[arg-type]
+        worker = Incarnations(sandbox, log, budget)  # type: ignore[arg-type]
         worker.process = WorkerProcess(StandInProcess(), request_write, reply_read, [], NoRefusals())  # type: ignore[arg-type]
         worker.channel = Channel(reply_read, request_write, longest=m.MAX_MESSAGE)
         worker.incarnation = 1

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from corpus.doc import Doc
-from dedup_harness.grade.worker.wire import WireError, decode, encode, rebuilt
+from dedup_harness.grade.worker.protocol import WireError, decode, encode, rebuilt
 
 
 @pytest.mark.parametrize(

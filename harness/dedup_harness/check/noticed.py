@@ -82,7 +82,7 @@ class Noticed:
     site: str  # "dedup.py line 40, in _spool"
 
 
-class Recorder:
+class Noticer:
     """Asks grade's rules about every event the student's files cause, and keeps what grade would refuse."""
 
     def __init__(self, student_files: Sequence[Path], writable: Sequence[str], readable: Sequence[str]) -> None:
@@ -158,12 +158,12 @@ def site_of(frame: FrameType) -> str:
     return f"{Path(frame.f_code.co_filename).name} line {frame.f_lineno}, in {frame.f_code.co_qualname}"
 
 
-_installed: list[Recorder] = []
+_installed: list[Noticer] = []
 SPAWN_EVENT = "os.posix_spawn"  # what a process start raises, raised for multiprocessing's that raise none
 WATCHED = "_dedup_harness_watched"
 
 
-def start(recorder: Recorder) -> Recorder:
+def start(recorder: Noticer) -> Noticer:
     """Put ``recorder`` on this process's audit hooks and switch it on (one hook per process, the last started)."""
     if not _installed:
         sys.addaudithook(_dispatch)

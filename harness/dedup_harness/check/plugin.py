@@ -36,15 +36,15 @@ from typing import Any
 import pytest
 
 from dedup_harness.check import noticed
-from dedup_harness.check.noticed import Noticed, Recorder
+from dedup_harness.check.noticed import Noticed, Noticer
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.impl_under_test import UNDER_TEST_KEY, start
 from dedup_harness.core.outcome_recorder import SITE_ATTRIBUTE, CheckTimeout
 from dedup_harness.grade.sandbox.packages import modules_of
 from dedup_harness.grade.signature import static_problems
 from dedup_harness.grade.submission import Problem, compile_problems, import_problems
+from dedup_harness.grade.worker.protocol import NAMES, encode
 from dedup_harness.grade.worker.surface import surface
-from dedup_harness.grade.worker.wire import NAMES, encode
 
 PLUGIN = __name__
 SIDECAR_OPTION = "--check-json"
@@ -72,7 +72,7 @@ class OwnCode:
     root: Path
     output: Path
     allowed: list[str]  # the packages the course allows
-    recorder: Recorder
+    recorder: Noticer
     noticed_file: Path | None = None
     student_files: list[Path] = field(default_factory=list)
 
@@ -142,7 +142,7 @@ def site_in(error: BaseException, files: Sequence[Path]) -> str:
     return found
 
 
-def sidecar_noticed(recorder: Recorder) -> dict[str, Any]:
+def sidecar_noticed(recorder: Noticer) -> dict[str, Any]:
     """What was noticed, in the sidecar's shape: by check, the categories of the rules met (at import: every
     check's), and one event each for the report's list of attempts."""
     refused: dict[str, list[str]] = {}
@@ -204,7 +204,7 @@ def pytest_configure(config: pytest.Config) -> None:
         root = under.root.resolve()
         files = [root / "corpus" / "dedup.py", *(root / "corpus" / f"{name}.py" for name in under.own)]
         writable, readable = stage_folders(root)
-        recorder = noticed.start(Recorder(files, writable, readable))
+        recorder = noticed.start(Noticer(files, writable, readable))
         noticed_file = config.getoption("check_noticed")
         allowed = config.getoption("check_allow")
         own = OwnCode(root, Path(path), allowed, recorder, Path(noticed_file) if noticed_file else None, files)

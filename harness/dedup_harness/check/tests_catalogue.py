@@ -28,7 +28,7 @@ from dedup_harness.core.paths import IMPL_ROOT, SUITE_DIR
 
 
 @dataclass(frozen=True)
-class Cases:
+class CollectedCases:
     """What one check runs on, as pytest collects it."""
 
     about: str  # the test's docstring
@@ -64,7 +64,7 @@ class CollectionError(RuntimeError):
     """The suite could not be collected: the message says where."""
 
 
-def collected_cases() -> dict[str, Cases]:
+def collected_cases() -> dict[str, CollectedCases]:
     """Every check's cases, by check name, as pytest collects the installed suite (against the course's modules)."""
     collector = _Collector()
     args = [str(SUITE_DIR), *impl_args(IMPL_ROOT), "-c", os.devnull, f"--rootdir={SUITE_DIR.parent}"]
@@ -79,13 +79,13 @@ def collected_cases() -> dict[str, Cases]:
     return {name: _cases(items) for name, items in by_check.items()}
 
 
-def _cases(items: list[pytest.Function]) -> Cases:
+def _cases(items: list[pytest.Function]) -> CollectedCases:
     test: Any = items[0].obj
     settings = getattr(test, "_hypothesis_internal_use_settings", None)  # Hypothesis keeps @settings here
     drawn = int(getattr(settings, "max_examples", 0)) if getattr(test, "is_hypothesis_test", False) else 0
     pinned = len(getattr(test, "hypothesis_explicit_examples", ()))
     ids = tuple(item.callspec.id for item in items if hasattr(item, "callspec"))
-    return Cases(" ".join((test.__doc__ or "").split()), ids, drawn, pinned)
+    return CollectedCases(" ".join((test.__doc__ or "").split()), ids, drawn, pinned)
 
 
 @contextlib.contextmanager
@@ -126,7 +126,7 @@ def by_number(number: int) -> Check:
     raise LookupError(f"no check {number}: the checks are numbered 1 to {len(REGISTRY)}")
 
 
-def describe_cases(cases: Cases) -> list[str]:
+def describe_cases(cases: CollectedCases) -> list[str]:
     """The cases in words, a line each."""
     lines = []
     if cases.drawn:

@@ -35,7 +35,7 @@ CANNOT_START = 2  # bad arguments: nothing was read or written
 FAILED = 1  # the corpus could not be deduplicated (a bad line, a document the stage refuses, a full disk)
 
 
-class Refused(Exception):
+class InputRefused(Exception):
     """An argument the run cannot start with (an input that cannot be read, a spool folder that is not one)."""
 
 
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
             outputs.file(OUTPUT, args.output)
             outputs.file(STATS, args.stats)
             spool = stack.enter_context(_spool_folder(args.spool_dir))
-        except (Refused, OutputError) as exc:
+        except (InputRefused, OutputError) as exc:
             return fail("dedup", exc, CANNOT_START)
         try:
             stats = _dedup(args, source, outputs, spool)
@@ -136,7 +136,7 @@ def _open_input(path: str) -> Iterator[IO[bytes]]:
     try:
         lines = open(path, "rb")  # noqa: SIM115 (closed by the with below; only opening is checked here)
     except OSError as exc:
-        raise Refused(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise InputRefused(f"cannot read {path}: {exc.strerror or exc}") from None
     with lines:
         yield lines
 
@@ -149,12 +149,12 @@ def _spool_folder(spool_dir: str | None) -> Iterator[Path]:
     """
     parent = Path(spool_dir) if spool_dir is not None else Path(tempfile.gettempdir())
     if not parent.is_dir():
-        raise Refused(f"--spool-dir {spool_dir}: not a folder")
+        raise InputRefused(f"--spool-dir {spool_dir}: not a folder")
     scratch_dirs.watch(parent)
     try:
         folder = scratch_dirs.Scratch("dedup", parent)  # the stage under test shapes what is in it
     except OSError as exc:
-        raise Refused(f"--spool-dir {parent}: cannot make the spool there: {exc.strerror or exc}") from None
+        raise InputRefused(f"--spool-dir {parent}: cannot make the spool there: {exc.strerror or exc}") from None
     with folder:
         yield Path(folder.name)
 

@@ -1,7 +1,7 @@
 """The names of the contract every implementation keeps: its module's surface and its stats.
 
 The checks, the worked example and the reports take them from here; the grading worker, which runs
-where the harness cannot be imported, keeps its own copy of the surface (``grade/worker/wire.py``),
+where the harness cannot be imported, keeps its own copy of the surface (``grade/worker/protocol.py``),
 and a test holds the two together.
 """
 

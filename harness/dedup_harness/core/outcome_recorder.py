@@ -34,7 +34,7 @@ TEXT_LIMIT = 4000  # characters of an exception's text, and of Hypothesis's note
 VERDICT_LIMIT = 20_000  # characters of a verdict's expected and got, as JSON, kept per case (else cut)
 OUTCOMES_OPTION = "--outcomes-json"
 # Where a crash happened in the student's code ("dedup.py line 40, in _spool"), hung on the exception by
-# whoever knows it: the grader's rebuilt errors (grade/worker/wire.py keeps its own copy of the name, held
+# whoever knows it: the grader's rebuilt errors (grade/worker/protocol.py keeps its own copy of the name, held
 # to this one by a test) and check's plugin from the traceback.
 SITE_ATTRIBUTE = "dedup_harness_site"
 CHECK_TIMEOUT_OPTION = "--check-timeout"

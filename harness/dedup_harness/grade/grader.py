@@ -110,7 +110,7 @@ def grade(
 
 
 @dataclass
-class Run:
+class SuiteRun:
     """One run of the suite for a submission: its outcomes, what the grading plugin saw, its minimal cases."""
 
     result: SuiteResult
@@ -122,7 +122,7 @@ class Run:
         """Nothing ran: the suite failed, or no worker could start (the held-back run would say no more)."""
         return bool(harness_error(self.result)) or any(e.get("kind") == "sandbox" for e in self.data.get("events", []))
 
-    def joined(self, held: Run | None) -> Run:
+    def joined(self, held: SuiteRun | None) -> SuiteRun:
         """This (the public) run with the held-back run's cases, minimal cases and events, each marked as such."""
         if held is None:
             return self
@@ -135,7 +135,7 @@ class Run:
         events = [*self.data.get("events", []), *({**e, "held_back": True} for e in held.data.get("events", []))]
         data = {**self.data, "minimal_cases": minimal, "matches": {**self.data["matches"], **matches}}
         refused = {**held.data.get("refused", {}), **self.data.get("refused", {})}
-        return Run(result, {**data, "events": events, "refused": refused})
+        return SuiteRun(result, {**data, "events": events, "refused": refused})
 
 
 def suite_run(
@@ -146,7 +146,7 @@ def suite_run(
     *,
     fork: ForkServerContext | None,
     in_process: Callable[[Path], list[str]] | None,
-) -> Run:
+) -> SuiteRun:
     """The suite's run for ``submission``: the public cases, or with ``held_back_seed`` the cases held back."""
     own = scratch / ("held-back" if held_back_seed is not None else "public")
     own.mkdir()
@@ -177,7 +177,7 @@ def suite_run(
     cases, matches = read_minimal_cases(minimal, held_back=held_back_seed is not None)
     if held_back_seed is not None:  # a check the held-back run did not run has nothing to add
         result.outcomes = {check: outcome for check, outcome in result.outcomes.items() if check in result.cases}
-    return Run(result, {**data, "minimal_cases": cases, "matches": matches}, held_back_seed is not None)
+    return SuiteRun(result, {**data, "minimal_cases": cases, "matches": matches}, held_back_seed is not None)
 
 
 def from_sidecar(

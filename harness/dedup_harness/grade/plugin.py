@@ -27,7 +27,7 @@ session ends writes FILE:
     }
 
 ``grader.peak_bytes`` is this trusted process's own peak resident memory (the kernel's VmHWM, read
-as the session ends): what a submission's output made the grader hold at worst (``budget``).
+as the session ends): what a submission's output made the grader hold at worst (``calls``).
 
 Limit options: --call-timeout, --submission-timeout, --memory-mb, --disk-mb. Isolation: --worker-setup
 (the setup the grade command detected and checked, as JSON: tier, interpreter, what was passed over
@@ -54,7 +54,7 @@ from dedup_harness.core.impl_under_test import IMPL_KEY
 from dedup_harness.core.memory_gauge import MEMORY_GAUGE_KEY
 from dedup_harness.core.procfs import memory_bytes
 from dedup_harness.core.write_watch import WRITES_KEY
-from dedup_harness.grade.client.budget import COLLECT_AFTER
+from dedup_harness.grade.client.calls import COLLECT_AFTER
 from dedup_harness.grade.client.faults import WorkerFault
 from dedup_harness.grade.client.memory import WorkerMemory
 from dedup_harness.grade.client.proxy import SubmissionProxy

@@ -175,7 +175,7 @@ def leaks(results: dict[str, Any], reached: list[str]) -> list[str]:
 
 
 @dataclass
-class Run:
+class PreflightRun:
     """One of the two preflight workers: its answers, and (the reference's) the probe."""
 
     answers: list[Answer] = field(default_factory=list)
@@ -186,9 +186,9 @@ class Run:
 
 def graded(
     source: Path, setup: WorkerSetup, doc_type: type, probe: dict[str, Any] | None, *, own_namespace: bool = False
-) -> Run:
+) -> PreflightRun:
     """``source`` as a submission in one sandbox: its known answers, and the probe when asked."""
-    run = Run()
+    run = PreflightRun()
     with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("preflight")) as scratch:
         sandbox = Sandbox(prepare(source, Path(scratch)).root, LIMITS, setup, own_namespace=own_namespace)
         proxy = SubmissionProxy(sandbox, doc_type=lambda: doc_type)
@@ -209,13 +209,15 @@ def graded(
     return run
 
 
-def both_graded(setup: WorkerSetup, doc_type: type, probe: dict[str, Any], *, own_namespace: bool) -> list[Run]:
+def both_graded(
+    setup: WorkerSetup, doc_type: type, probe: dict[str, Any], *, own_namespace: bool
+) -> list[PreflightRun]:
     """The reference (with the probe) and the canary, one after the other."""
     ours = graded(REFERENCE_SOURCE, setup, doc_type, probe, own_namespace=own_namespace)
     return [ours, graded(CANARY_SOURCE, setup, doc_type, None, own_namespace=own_namespace)]
 
 
-def graded_apart(setup: WorkerSetup, doc_type: type, probe: dict[str, Any]) -> list[Run]:
+def graded_apart(setup: WorkerSetup, doc_type: type, probe: dict[str, Any]) -> list[PreflightRun]:
     """``both_graded`` as a grading process runs it: where the setup gives each submission a disk of its
     own, in a forked child that moves into a namespace of its own (the grader itself stays where it is)."""
     if not setup.own_disk:
@@ -227,7 +229,9 @@ def graded_apart(setup: WorkerSetup, doc_type: type, probe: dict[str, Any]) -> l
             try:
                 runs = both_graded(setup, doc_type, probe, own_namespace=True)
             except BaseException as error:  # whatever it was, the parent says it
-                runs = [Run(failure=f"the preflight's grading process failed: {type(error).__name__}: {error}")] * 2
+                runs = [
+                    PreflightRun(failure=f"the preflight's grading process failed: {type(error).__name__}: {error}")
+                ] * 2
             with os.fdopen(write_end, "wb") as pipe:
                 pipe.write(pickle.dumps(runs))
             os._exit(0)
@@ -237,8 +241,8 @@ def graded_apart(setup: WorkerSetup, doc_type: type, probe: dict[str, Any]) -> l
         _, status = os.waitpid(child, 0)
     if not data:
         ended = f"the preflight's grading process ended with status {os.waitstatus_to_exitcode(status)}"
-        return [Run(failure=ended), Run(failure=ended)]
-    answered: list[Run] = pickle.loads(data)  # our own child's, over our own pipe
+        return [PreflightRun(failure=ended), PreflightRun(failure=ended)]
+    answered: list[PreflightRun] = pickle.loads(data)  # our own child's, over our own pipe
     return answered
 
 

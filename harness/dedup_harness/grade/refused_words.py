@@ -9,7 +9,7 @@ Which categories: those of the refusals the kernel's listener or the worker's au
 for the check (``events.EventLog.refused``), never words found in the error, which the submission
 writes. Whether the check crashed on one: a case's ``raised`` (the outcome recorder's field) is
 ``PermissionError``, the error every refusal raises (EPERM from the hook and seccomp, EACCES from
-Landlock), and a type the grader rebuilds from a fixed list (``wire.MAPPED``) rather than takes from
+Landlock), and a type the grader rebuilds from a fixed list (``protocol.MAPPED``) rather than takes from
 the worker: raised in the check, or by the import the check could not run without (a socket opened
 at import time).
 """

@@ -14,7 +14,7 @@ from typing import Any
 
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.grade.submission import Problem
-from dedup_harness.grade.worker.wire import FLOAT, INNER, TAG
+from dedup_harness.grade.worker.protocol import FLOAT, INNER, TAG
 
 STUB = IMPL_ROOT / "corpus" / "dedup.pyi"
 KINDS = {

@@ -28,7 +28,7 @@ def filter_sizes(inputs: Inputs, default: float) -> tuple[float, ...]:
 
 
 @dataclass
-class Run:
+class StageRun:
     """One run of the stage beside what it should have given: the verdict's parts, and the stats it filled."""
 
     differences: list[str]
@@ -37,14 +37,14 @@ class Run:
     stats: dict[str, Any]
 
 
-def judged_run(subject: Subject, docs: list[Any], b: float, want_stats: dict[str, Any]) -> Run:
+def judged_run(subject: Subject, docs: list[Any], b: float, want_stats: dict[str, Any]) -> StageRun:
     """The stage's output and the stats named in ``want_stats``, against the oracle's output and those stats."""
     want = Expected(docs, b).output
     out, stats = run_stage(subject.impl, docs, b)
     got = {key: stats.get(key) for key in want_stats}
     differences = output_differences(out, want) + stats_differences(got, want_stats)
     expected = {"output": records(want), "stats": want_stats}
-    return Run(differences, expected, {"output": records(out), "stats": got}, stats)
+    return StageRun(differences, expected, {"output": records(out), "stats": got}, stats)
 
 
 def compare(subject: Subject, inputs: Inputs, want_stats: dict[str, Any], *, default: float = 10) -> Verdict:
@@ -153,7 +153,7 @@ def tiny_filter(subject: Subject, inputs: Inputs) -> Verdict:
     return verdict(run.expected, run.got, run.differences)
 
 
-def _screened_by_the_course_filter(expected: Expected, run: Run, b: float) -> list[str]:
+def _screened_by_the_course_filter(expected: Expected, run: StageRun, b: float) -> list[str]:
     """The stage's candidates and false positives against the course's filter's, replayed on the same paragraphs
     in the same order (it answers the same on every run): a differing count is another screen."""
     want = expected.screen

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from dedup_harness.grade.client.faults import OutputTooLarge
 from dedup_harness.grade.worker.categories import CATEGORIES, NONE
-from dedup_harness.grade.worker.wire import MAX_ATTEMPTS
+from dedup_harness.grade.worker.protocol import MAX_ATTEMPTS
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 A ``WorkerFault`` is a ``BaseException``: no check catches it, and Hypothesis does not shrink and
 replay it. The submission's own exceptions come back as one of a short list of builtin types
-(``wire.MAPPED``, rebuilt by ``wire.rebuilt``), with their message. Every fault is also an event of
+(``protocol.MAPPED``, rebuilt by ``protocol.rebuilt``), with their message. Every fault is also an event of
 the report (``events``): its kind, then one line in plain words.
 """
 
@@ -54,7 +54,7 @@ IMPORT_FAILED = "the submission could not be imported"  # then ": " and the erro
 
 
 class OutputTooLarge(WorkerFault):
-    """The submission sent the grader more bytes than a message, a call or a check may (``budget``)."""
+    """The submission sent the grader more bytes than a message, a call or a check may (``calls``)."""
 
     kind = "output too large"
 

@@ -2,31 +2,31 @@
 
 The checks call ``proxy.paragraphs(text)``, ``proxy.exact_dedup(docs, B, spool_dir=..., stats=...)``
 and iterate, ``next()``, ``close()`` and ``read_all()`` the result as if the module were in-process.
-Each call goes to the worker as a request (``exchange``, the other file a call passes through);
+Each call goes to the worker as a request (``exchange``, then ``worker/protocol``);
 replies are rebuilt there into builtin types and ``Doc`` only, never unpickled, so no object of the
 submission's making ever reaches a check (an ``__eq__`` that is always true stays in the worker).
 Input documents go to the worker a batch at a time as it pulls them, so an input that raises mid-way
 raises at the same point in the worker.
 
-A call is the unit of the submission's budget (``budget``) and of the worker's waking hours: a
+A call is the unit of the submission's budget (``calls``) and of the worker's waking hours: a
 worker that shares the temp folder's disk runs only while a call is in flight (the sandbox pauses it
 between calls), and once a call is over, a disk the sandbox's watch found full is that call's fault.
 
 A fault (the worker died, hung, sent too much or something malformed) stops the worker's current
-incarnation (``worker``), and a fresh one starts at the next call, so one fault costs only the check
+incarnation (``exchange.Incarnations``), and a fresh one starts at the next call, so one fault costs only the check
 it hits. An output belongs to the incarnation that made it and is gone with it.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import Any, NoReturn
 
-from dedup_harness.grade.client.budget import Budget
+from dedup_harness.grade.client.calls import Budget, Calls
 from dedup_harness.grade.client.events import Event, EventLog
-from dedup_harness.grade.client.exchange import Exchange, Lent, Reply
+from dedup_harness.grade.client.exchange import Exchange, Incarnations, Lent, Reply
 from dedup_harness.grade.client.faults import (
     IMPORT_FAILED,
     OutputTooLarge,
@@ -36,10 +36,9 @@ from dedup_harness.grade.client.faults import (
     WorkerFault,
     WorkerTimeout,
 )
-from dedup_harness.grade.client.worker import Worker
 from dedup_harness.grade.sandbox import Sandbox
-from dedup_harness.grade.worker import messages as m
-from dedup_harness.grade.worker.wire import OUTPUT, decode, encode, handle, rebuilt
+from dedup_harness.grade.worker import protocol as m
+from dedup_harness.grade.worker.protocol import OUTPUT, decode, encode, handle, rebuilt
 
 VALUE_ONLY = frozenset({m.VALUE})
 BATCHES = frozenset({m.BATCH})
@@ -53,8 +52,9 @@ class SubmissionProxy:
         self.sandbox = sandbox
         self.log = EventLog()
         self.budget = Budget(sandbox.limits.submission_seconds)
-        self.worker = Worker(sandbox, self.log, self.budget)
+        self.worker = Incarnations(sandbox, self.log, self.budget)
         self.exchange = Exchange(self.worker, self.budget, self.log, doc_type)
+        self.calls = Calls(sandbox, self.budget, self.worker)
         self.surface: dict[str, Any] | None = None
         self.import_error: dict[str, Any] | None = None
         self.broken: str | None = None  # why the submission cannot run at all
@@ -111,24 +111,9 @@ class SubmissionProxy:
 
     # -- calls ----------------------------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def calling(self, desc: str) -> Iterator[None]:
-        """One call of the module; a call made while it lasts (an output read as another stage's input) is part
-        of it. The outermost wakes a paused worker first and, once over, lets it be paused again, after a
-        disk its watch found full is made this call's fault."""
-        outermost = self.budget.depth == 0
-        if outermost:
-            self.sandbox.resume()
-        try:
-            with self.budget.call():
-                yield
-        finally:
-            if outermost and self.worker.running:
-                try:  # the watch's verdict stands before whatever the call came to: it is the cause
-                    self.worker.stop_if_disk_full(desc)
-                finally:
-                    with self.budget.clock():  # a thread in a long write delays the pause: its time
-                        self.sandbox.pause()
+    def calling(self, desc: str) -> contextlib.AbstractContextManager[None]:
+        """One call of the module, with every per-call concern (``calls.Calls``)."""
+        return self.calls.call(desc)
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         desc = f"{name}()"

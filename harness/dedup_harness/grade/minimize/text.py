@@ -23,7 +23,7 @@ NARROWEST = 12  # characters of one column, however narrow the terminal
 
 
 @dataclass(frozen=True)
-class Row:
+class CaseRow:
     """One line of expected beside got: what it is about, both sides as shown, and whether they differ."""
 
     label: str
@@ -114,10 +114,10 @@ def input_rows(inputs: dict[str, Any]) -> list[tuple[str, str]]:
     return found
 
 
-def rows(case: MinimalCase) -> list[Row]:
+def rows(case: MinimalCase) -> list[CaseRow]:
     """What was expected beside what came back: each output document by id, then each count."""
     expected, got = case.expected, case.got
-    found: list[Row] = []
+    found: list[CaseRow] = []
     for key in dict.fromkeys([*expected, *got]):
         want, have = expected.get(key), got.get(key)
         if key == "output":
@@ -129,11 +129,11 @@ def rows(case: MinimalCase) -> list[Row]:
     return found
 
 
-def _row(label: str, want: Any, have: Any) -> Row:
-    return Row(label, short(want), short(have), want != have)
+def _row(label: str, want: Any, have: Any) -> CaseRow:
+    return CaseRow(label, short(want), short(have), want != have)
 
 
-def _side_by_side(found: list[Row], width: int | None) -> list[str]:
+def _side_by_side(found: list[CaseRow], width: int | None) -> list[str]:
     """Expected beside got, a row a line: within ``width``, the two columns share what the labels leave."""
     if not found:
         return []
@@ -146,14 +146,14 @@ def _side_by_side(found: list[Row], width: int | None) -> list[str]:
     return lines
 
 
-def _output_rows(want: list[dict[str, Any]], have: list[dict[str, Any]]) -> list[Row]:
+def _output_rows(want: list[dict[str, Any]], have: list[dict[str, Any]]) -> list[CaseRow]:
     by_id_want, by_id_have = {r["id"]: r for r in want}, {r["id"]: r for r in have}
     found = [
-        Row(f"out {doc_id}", _doc(by_id_want.get(doc_id)), _doc(by_id_have.get(doc_id)), a != b)
+        CaseRow(f"out {doc_id}", _doc(by_id_want.get(doc_id)), _doc(by_id_have.get(doc_id)), a != b)
         for doc_id in dict.fromkeys([*by_id_want, *by_id_have])
         for a, b in [(by_id_want.get(doc_id), by_id_have.get(doc_id))]
     ]
-    return found or [Row("output", "(no documents)", "(no documents)", False)]
+    return found or [CaseRow("output", "(no documents)", "(no documents)", False)]
 
 
 def _doc(record: dict[str, Any] | None) -> str:

@@ -55,7 +55,6 @@ from dedup_harness.grade.sandbox.launch import Launch, harness_folders
 from dedup_harness.grade.sandbox.limits import Limits, prctl_function, set_limits
 from dedup_harness.grade.sandbox.output import OutputTrap
 from dedup_harness.grade.sandbox.packages import for_worker
-from dedup_harness.grade.sandbox.pause import pause_child
 from dedup_harness.grade.sandbox.protections import WORKER_ENV, describe
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, row, worker_setup
 from dedup_harness.grade.sandbox.users import (
@@ -69,6 +68,22 @@ from dedup_harness.grade.sandbox.users import (
 
 T = TypeVar("T")
 PAUSE_BELOW = 4 << 30  # free bytes under which a worker without a disk of its own is paused between calls
+
+
+def pause_child(pid: int) -> None:
+    """Stop the group led by our child ``pid`` (SIGSTOP) and return once every thread of the child has stopped.
+
+    ``killpg`` returns at once; a thread inside a system call stops only when the call returns (a 48 MB
+    write to a slow disk takes a while), and until then it may still fill the disk. So the grader waits
+    for the kernel to report it stopped (``waitid`` with WSTOPPED: every thread has stopped), without
+    consuming that report or an exit (WNOWAIT: ``Popen`` still reaps it). No polling.
+    """
+    try:
+        os.killpg(pid, signal.SIGSTOP)
+    except (ProcessLookupError, PermissionError):
+        return
+    with contextlib.suppress(ChildProcessError, InterruptedError):
+        os.waitid(os.P_PID, pid, os.WSTOPPED | os.WEXITED | os.WNOWAIT)
 
 
 def worker_command(python: str, code: Path, request_fd: int, reply_fd: int, settings: dict[str, Any]) -> list[str]:

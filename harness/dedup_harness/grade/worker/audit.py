@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from . import categories
-from .wire import MAX_ATTEMPTS
+from .protocol import MAX_ATTEMPTS
 
 PROCESS_EVENTS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.exec", "os.system", "subprocess.Popen", "pty.spawn")
 LOOKUPS = ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex", "socket.gethostbyaddr")

@@ -37,14 +37,25 @@ from pathlib import Path
 from typing import Any
 
 from . import imports, probe
-from . import messages as m
+from . import protocol as m
 from .audit import AuditHook
-from .batches import take_batch
-from .channel import Channel, ChannelClosed
+from .protocol import (
+    HANDLE_ID,
+    INNER,
+    INPUT,
+    MAX_TEXT,
+    MIRROR,
+    NAMES,
+    OUTPUT,
+    Channel,
+    ChannelClosed,
+    described,
+    rebuilt,
+    take_batch,
+)
+from .protocol import decode as decode_value
+from .protocol import encode as encode_value
 from .surface import surface
-from .wire import HANDLE_ID, INNER, INPUT, MAX_TEXT, MIRROR, NAMES, OUTPUT, described, rebuilt
-from .wire import decode as decode_value
-from .wire import encode as encode_value
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # The session folder: code/ (this package and the submission's root), home/ and shared/ (its spools).

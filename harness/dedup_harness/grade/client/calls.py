@@ -1,4 +1,6 @@
-"""What one submission may cost the grader: bytes received per message, per call and per check, and seconds.
+"""Every per-call concern in one place, entered once per call (``Calls.call``): what one submission may cost the
+grader (bytes received per message, per call and per check, and seconds), the sandbox woken for the call and
+paused again after it, the kernel's refusals taken, and a disk the watch found full made the call's fault.
 
 The grader rebuilds what the worker sends into Python objects, and a check may keep what it got: a
 stage that yields 7 MiB documents for ever once grew the trusted process by some 70 MB/s. So every
@@ -27,8 +29,10 @@ import contextlib
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Protocol
 
-from dedup_harness.grade.worker.messages import MAX_MESSAGE
+from dedup_harness.grade.sandbox import Sandbox
+from dedup_harness.grade.worker.protocol import MAX_MESSAGE
 
 # MAX_MESSAGE (8 MiB, in ``worker/messages``): one message; 23 times the most a check needs.
 CALL_BYTES = 16 << 20  # one call of the module (read_all counts as one): 16 times the most a check needs
@@ -123,3 +127,45 @@ class Budget:
     def within(self, seconds: float) -> float:
         """``seconds``, or what is left of the submission's seconds if that is less (never below zero)."""
         return max(0.0, min(seconds, self.seconds_left))
+
+
+class Running(Protocol):
+    """What a call asks of the worker's current incarnation once it is over (``exchange.Incarnations``)."""
+
+    @property
+    def running(self) -> bool: ...
+
+    def take_refusals(self) -> None: ...
+
+    def stop_if_disk_full(self, desc: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Calls:
+    """One submission's calls: each entered once (``call``), a call made while one lasts (an output read as another
+    stage's input) being part of it."""
+
+    sandbox: Sandbox
+    budget: Budget
+    worker: Running
+
+    @contextlib.contextmanager
+    def call(self, desc: str) -> Iterator[None]:
+        """The outermost call wakes a paused worker first (a worker that shares the temp folder's disk runs only
+        while a call is in flight) and, once over, takes what the kernel refused meanwhile, makes a disk its watch
+        found full this call's fault (the watch's verdict stands before whatever the call came to: it is the
+        cause), and lets the worker be paused again; its bytes and seconds are the budget's."""
+        outermost = self.budget.depth == 0
+        if outermost:
+            self.sandbox.resume()
+        try:
+            with self.budget.call():
+                yield
+        finally:
+            if outermost and self.worker.running:
+                try:
+                    self.worker.take_refusals()
+                    self.worker.stop_if_disk_full(desc)
+                finally:
+                    with self.budget.clock():  # a thread in a long write delays the pause: its time
+                        self.sandbox.pause()
