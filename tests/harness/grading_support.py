@@ -27,6 +27,8 @@ from dedup_harness.grade.sandbox.tiers import Tier, why_not
 from dedup_harness.grade.submission import Submission, prepare
 
 HOSTILE_DIR = Path(__file__).resolve().parent / "submissions" / "hostile"
+# Ordinary code the rulebook lets through (threads, open files, a user name): written on the reference too.
+ORDINARY_DIR = HOSTILE_DIR.parent / "ordinary"
 BASE_MARK = "# base: reference"
 COOKIE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")  # PEP 263's, on the first line
 
@@ -53,14 +55,15 @@ def tier_param(tier: str) -> Any:
     return pytest.param(tier, id=tier, marks=pytest.mark.skipif(reason is not None, reason=str(reason)))
 
 
-def hostile_source(name: str) -> str:
-    return hostile_bytes(name).decode(_encoding(name))
+def hostile_source(name: str, folder: Path = HOSTILE_DIR) -> str:
+    return hostile_bytes(name, folder).decode(_encoding(name, folder))
 
 
-def hostile_bytes(name: str) -> bytes:
-    """The sample's dedup.py as a student would hand it in: bytes, in the encoding its cookie names."""
-    encoding = _encoding(name)
-    text = (HOSTILE_DIR / f"{name}.py").read_text(encoding=encoding)
+def hostile_bytes(name: str, folder: Path = HOSTILE_DIR) -> bytes:
+    """The sample's dedup.py as a student would hand it in: bytes, in the encoding its cookie names (``folder``:
+    the hostile samples', or another folder of samples written on the reference, ``ORDINARY_DIR``)."""
+    encoding = _encoding(name, folder)
+    text = (folder / f"{name}.py").read_text(encoding=encoding)
     cookie = ""
     if COOKIE.match(text):
         cookie, _, text = text.partition("\n")
@@ -71,8 +74,8 @@ def hostile_bytes(name: str) -> bytes:
     return (cookie + text).encode(encoding)
 
 
-def _encoding(name: str) -> str:
-    with open(HOSTILE_DIR / f"{name}.py", "rb") as sample:
+def _encoding(name: str, folder: Path = HOSTILE_DIR) -> str:
+    with open(folder / f"{name}.py", "rb") as sample:
         return tokenize.detect_encoding(sample.readline)[0]
 
 

@@ -170,3 +170,37 @@ def test_the_exit_status_is_zero_only_when_grade_would_give_full_marks(
 
 def test_a_refused_import_is_a_problem_of_its_own_kind() -> None:
     assert REFUSED_IMPORT != "import"
+
+
+WAYS_OUT = {
+    "a write through a folder's descriptor": (
+        "def run(tmp):\n    fd = os.open(tmp, os.O_RDONLY)\n    try:\n"
+        "        os.close(os.open('copy.jsonl', os.O_WRONLY | os.O_CREAT, dir_fd=fd))\n"
+        "    finally:\n        os.close(fd)\n",
+        FILES,
+    ),
+    "a process through _posixsubprocess": (
+        "def run(tmp):\n    import _posixsubprocess\n    try:\n        _posixsubprocess.fork_exec(None)\n"
+        "    except TypeError:\n        pass\n",
+        PROCESSES,
+    ),
+    "a socket made from _socket": ("def run(tmp):\n    import _socket\n    _socket.socket().close()\n", NETWORK),
+}
+
+
+@pytest.mark.parametrize("way", list(WAYS_OUT))
+def test_the_ways_out_cpython_audits_poorly_are_noticed_too(recorder: Noticer, tmp_path: Path, way: str) -> None:
+    """What grade's worker refuses, however it is reached: a descriptor of a folder outside the stage's (judged by
+    that folder, not by the name beside it), ``_posixsubprocess.fork_exec`` called directly, ``_socket``."""
+    snippet, category = WAYS_OUT[way]
+    recorder.check = "test_fixture_duplicate_counts"
+    (tmp_path / "elsewhere").mkdir()
+    students(tmp_path, snippet)(tmp_path / "elsewhere")
+    assert [n.category for n in recorder.noticed] == [category]
+
+
+def test_a_descriptor_of_the_stages_own_folder_is_allowed(recorder: Noticer, tmp_path: Path) -> None:
+    recorder.check = "test_the_spool_is_removed"
+    (tmp_path / "stage" / "spool").mkdir()
+    students(tmp_path, WAYS_OUT["a write through a folder's descriptor"][0])(tmp_path / "stage" / "spool")
+    assert recorder.noticed == [] and (tmp_path / "stage" / "spool" / "copy.jsonl").is_file()

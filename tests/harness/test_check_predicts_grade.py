@@ -27,7 +27,7 @@ import pytest
 from dedup_harness.cli import main
 from dedup_harness.core import scratch_dirs
 from dedup_harness.core.checks import CHECKS
-from dedup_harness.grade.refused_words import SENTENCES
+from dedup_harness.grade.rules import SENTENCES
 from dedup_harness.grade.worker.categories import NETWORK
 from machine_setups import public_folder
 

@@ -17,7 +17,7 @@ import pytest
 
 from beside_correct import EVERY_CASE, Batch, graded_in_a_temp_of_its_own
 from dedup_harness.core.checks import CHECKS
-from dedup_harness.grade.refused_words import SENTENCES
+from dedup_harness.grade.rules import SENTENCES
 from dedup_harness.grade.worker.categories import SHARED_MEMORY
 from grading_support import hostile_source
 

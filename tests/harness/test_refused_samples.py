@@ -38,7 +38,7 @@ import pytest
 from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.grade import file_decisions
-from dedup_harness.grade.refused_words import SENTENCES
+from dedup_harness.grade.rules import SENTENCES
 from dedup_harness.grade.worker.categories import FILES, NETWORK, PROCESSES
 from grading_support import tier_param
 

@@ -21,8 +21,8 @@ from dedup_harness.core.paths import DATA_ROOT
 from dedup_harness.grade.client.events import EventLog
 from dedup_harness.grade.feedback import check_feedback
 from dedup_harness.grade.grader import from_sidecar
-from dedup_harness.grade.refused_words import SENTENCES
 from dedup_harness.grade.reports import gradescope, json_report, junit
+from dedup_harness.grade.rules import SENTENCES
 from dedup_harness.grade.worker.audit import AuditHook
 from dedup_harness.grade.worker.categories import CATEGORIES, FILES, NETWORK, NONE, PROCESSES, SHARED_MEMORY, SIGNALS
 from grade_fakes import OPTIONS, case, suite_result

@@ -27,6 +27,7 @@ and grade refuses nothing until it is used.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import sysconfig
@@ -69,6 +70,11 @@ UNAUDITED = {
     ),
 }
 SYSTEM_READ_ONLY = ("/usr/share/zoneinfo", "/dev/urandom", "/etc/ld.so.cache")
+# A call through a folder's descriptor (``os.open(name, dir_fd=fd)`` and the like), which CPython audits with the
+# name alone: check's wrapper raises this, with whether it writes and the folder's identity and its parents'.
+DIR_FD = "dedup_harness.dir_fd"
+WITH_DIR_FD = ("open", "mkdir", "unlink", "remove", "rmdir", "rename", "replace", "symlink", "link", "mkfifo")
+_BUSY = threading.local()  # set while the hook, or a wrapper's own look at a folder, runs: nothing there is noticed
 
 
 @dataclass(frozen=True)
@@ -88,28 +94,28 @@ class Noticer:
     def __init__(self, student_files: Sequence[Path], writable: Sequence[str], readable: Sequence[str]) -> None:
         self.files = {str(path) for path in student_files} | {os.path.realpath(path) for path in student_files}
         self.rules = audit.AuditHook(lambda note, category: None, list(writable), list(readable))
+        self.writable, self.readable = _identities(writable), _identities([*writable, *readable])
         self.noticed: list[Noticed] = []
         self.unforeseen: list[
             str
         ] = []  # where the student's code used ctypes, whose calls grade's kernel filter judges
         self.check: str | None = None  # the check running (None: between checks, where nothing is recorded)
         self.on = False
-        self._inside = threading.local()
 
     def __call__(self, event: str, args: tuple[Any, ...]) -> None:
-        if not self.on or getattr(self._inside, "busy", False):
+        if not self.on or getattr(_BUSY, "busy", False):
             return
-        if event not in EVENTS and event not in UNAUDITED and not event.startswith(CTYPES):
+        if event not in EVENTS and event not in UNAUDITED and event != DIR_FD and not event.startswith(CTYPES):
             return
         if event == "import" and args[0] not in (*audit.PROCESS_MACHINERY, audit.SHARED_MEMORY):
             return
-        self._inside.busy = True  # what this hook calls raises events of its own
+        _BUSY.busy = True  # what this hook calls raises events of its own
         try:
             self._record(event, args)
         except Exception:  # a hook must never break the code it watches
             pass
         finally:
-            self._inside.busy = False
+            _BUSY.busy = False
 
     def _record(self, event: str, args: tuple[Any, ...]) -> None:
         frame = self._student_frame(sys._getframe(2))
@@ -118,7 +124,7 @@ class Noticer:
         if event.startswith(CTYPES):
             self._unforeseen(frame)
             return
-        met = UNAUDITED.get(event) or self.rules.judge(event, args)
+        met = self._through_folder(*args) if event == DIR_FD else UNAUDITED.get(event) or self.rules.judge(event, args)
         if met is None or met.category == categories.NONE:
             return
         where = IMPORT if frame.f_code.co_name == "<module>" else self.check
@@ -127,6 +133,14 @@ class Noticer:
         if any((n.check, n.category) == (where, met.category) for n in self.noticed):
             return  # the first of each kind in a check is what grade's refusal stops at; the rest never happen there
         self.noticed.append(Noticed(where, met.category, met.text, site_of(frame)))
+
+    def _through_folder(self, writes: bool, folders: list[tuple[int, int]]) -> audit.Note | None:
+        """A call through a folder's descriptor, judged by that folder: inside the stage's folders when it or a
+        folder above it is one of them."""
+        if (self.writable if writes else self.readable).intersection(folders):
+            return None
+        what = f"tried to {'write' if writes else 'read'} a file through a descriptor of a folder outside the stage's"
+        return audit.Note(what, True, categories.FILES)
 
     def _unforeseen(self, frame: FrameType) -> None:
         """A call through ctypes reaches the kernel with no event to judge: grade's seccomp filter may refuse it (System
@@ -174,13 +188,77 @@ def start(recorder: Noticer) -> Noticer:
 
 
 def watch_unaudited() -> None:
-    """The calls grade refuses that raise no audit event each raise one, then do what they did: multiprocessing's
-    ``spawnv_passfds`` the event of a process start, ``os.pipe``, ``os.pipe2`` and ``os.memfd_create`` their own."""
+    """The calls grade refuses that raise no audit event (or one without what it is about) each raise one, then do
+    what they did: multiprocessing's ``spawnv_passfds`` and ``_posixsubprocess.fork_exec`` the event of a process
+    start; ``os.pipe``, ``os.pipe2`` and ``os.memfd_create`` their own; a call through a folder's descriptor
+    ``DIR_FD``."""
+    import _posixsubprocess
     import multiprocessing.util as util
 
     _raise_before(util, "spawnv_passfds", SPAWN_EVENT)
+    _raise_before(_posixsubprocess, "fork_exec", "subprocess.Popen")
     for event in UNAUDITED:
         _raise_before(os, event.removeprefix("os."), event)
+    for name in WITH_DIR_FD:
+        _through_folders(name)
+
+
+def _through_folders(name: str) -> None:
+    """``os.<name>`` raising DIR_FD first when it is given a folder's descriptor."""
+    original = getattr(os, name, None)
+    if original is None or getattr(original, WATCHED, False) or original not in os.supports_dir_fd:
+        return
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        folders = [fd for key, fd in kwargs.items() if key.endswith("dir_fd") and type(fd) is int]
+        for fd in folders:
+            flags = args[1] if name == "open" and len(args) > 1 else kwargs.get("flags", 0)
+            sys.audit(DIR_FD, name != "open" or bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT)), _up(fd))
+        if not folders:
+            return original(*args, **kwargs)
+        _BUSY.busy = True  # its own event names a path relative to the folder, not to the working folder
+        try:
+            return original(*args, **kwargs)
+        finally:
+            _BUSY.busy = False
+
+    setattr(wrapped, WATCHED, True)
+    setattr(os, name, wrapped)
+    os.supports_dir_fd.add(wrapped)
+
+
+def _up(fd: int) -> list[tuple[int, int]]:
+    """The folder ``fd`` names and every folder above it, as (device, inode): no /proc, on any platform."""
+    _BUSY.busy = True
+    found: list[tuple[int, int]] = []
+    try:
+        here = _OPEN(".", os.O_RDONLY, dir_fd=fd)
+        while len(found) < 256:
+            seen = os.fstat(here)
+            if found and found[-1] == (seen.st_dev, seen.st_ino):
+                break  # the root is its own parent
+            found.append((seen.st_dev, seen.st_ino))
+            above = _OPEN("..", os.O_RDONLY, dir_fd=here)
+            os.close(here)
+            here = above
+        os.close(here)
+    except OSError:
+        pass
+    finally:
+        _BUSY.busy = False
+    return found
+
+
+_OPEN = os.open
+
+
+def _identities(folders: Sequence[str]) -> set[tuple[int, int]]:
+    found = set()
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            seen = os.stat(folder)
+            found.add((seen.st_dev, seen.st_ino))
+    return found
 
 
 def _raise_before(module: Any, name: str, event: str) -> None:

@@ -35,11 +35,12 @@ from typing import Any
 
 import pytest
 
-from dedup_harness.check import noticed
+from dedup_harness.check import noticed, rules_here
 from dedup_harness.check.noticed import Noticed, Noticer
 from dedup_harness.core.checks import CHECKS
-from dedup_harness.core.impl_under_test import UNDER_TEST_KEY, start
+from dedup_harness.core.impl_under_test import IMPL_KEY, UNDER_TEST_KEY, start
 from dedup_harness.core.outcome_recorder import SITE_ATTRIBUTE, CheckTimeout
+from dedup_harness.core.write_watch import WRITES_KEY, TempFolder
 from dedup_harness.grade.sandbox.packages import modules_of
 from dedup_harness.grade.signature import static_problems
 from dedup_harness.grade.submission import Problem, compile_problems, import_problems
@@ -174,18 +175,13 @@ def problems(root: Path, allowed: Sequence[str] = ()) -> list[Problem]:
     return [*refused, *static_problems(names)]
 
 
-def stage_folders(root: Path) -> tuple[list[str], list[str]]:
-    """(read-write, read-only) folders of the stage, as grade's worker has them: this run's own folder (the
-    checks' spool_dir lie under it) and tempfile's, which this points there; the student's root and what the
+def stage_folders(root: Path, home: Path) -> tuple[list[str], list[str]]:
+    """(read-write, read-only) folders of the stage, as grade's worker has them: this run's own folder (the checks'
+    spool_dir lie under it) and the stage's home (its working and temp folder); the student's root and what the
     interpreter reads."""
-    run_folder = os.path.realpath(os.getcwd())  # run_suite's scratch: a fresh folder for this run
-    stage_tmp = tempfile.mkdtemp(prefix="stage-tmp-", dir=run_folder)
-    tempfile.tempdir = stage_tmp  # tempfile with no dir: here, as in the worker's own folder
-    os.environ["TMPDIR"] = stage_tmp
-    return [run_folder, os.path.realpath(stage_tmp), "/dev/null"], [
-        os.path.realpath(root),
-        *noticed.interpreter_folders(),
-    ]
+    tempfile.tempdir = str(home)  # tempfile with no dir: here, as in the worker's own folder
+    writable = [os.path.realpath(home.parent), os.path.realpath(home), "/dev/null"]
+    return writable, [os.path.realpath(root), *noticed.interpreter_folders()]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -203,7 +199,11 @@ def pytest_configure(config: pytest.Config) -> None:
         under = config.stash[UNDER_TEST_KEY] if UNDER_TEST_KEY in config.stash else start(config)
         root = under.root.resolve()
         files = [root / "corpus" / "dedup.py", *(root / "corpus" / f"{name}.py" for name in under.own)]
-        writable, readable = stage_folders(root)
+        home = rules_here.stage_home(Path(os.getcwd()))  # run_suite's scratch: a fresh folder for this run
+        writable, readable = stage_folders(root, home)
+        rules_here.apply_limits()
+        config.stash[IMPL_KEY] = rules_here.Timed(lambda: importlib.import_module("corpus.dedup"))
+        config.stash[WRITES_KEY] = lambda scratch: TempFolder(scratch, also={home: "your home and working folder"})
         recorder = noticed.start(Noticer(files, writable, readable))
         noticed_file = config.getoption("check_noticed")
         allowed = config.getoption("check_allow")

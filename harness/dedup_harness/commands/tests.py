@@ -1,7 +1,8 @@
 """``dedup-harness tests [N]``: the catalogue of checks, as the chapter's ``ol tests`` has it; one check in full.
 
 Without N: each check's number, name, kind, what it asserts and why it matters downstream (the
-registry's words, ``core/checks.py``). With N: that check in full: the same, its test's own account,
+registry's words, ``core/checks.py``). ``--rules``: the rulebook, what a stage may do (``grade/rules.toml``). With
+N: that check in full: the same, its test's own account,
 its cases as pytest collects them from the installed suite, and the pitfalls it catches (the mutant
 catalogue's words). Exit status 0; 2 for an N that names no check.
 """
@@ -18,15 +19,20 @@ from dedup_harness.commands.arguments import count
 from dedup_harness.commands.outputs import fail
 from dedup_harness.core.checks import REGISTRY, Check
 from dedup_harness.core.paths import DOCS_DIR
+from dedup_harness.grade import rules
 
 HELP = "the catalogue of checks: number, name, kind, what each asserts, why it matters; `tests N` gives check N in full"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("number", nargs="?", type=count, metavar="N", help="one check in full: its cases and pitfalls")
+    parser.add_argument("--rules", action="store_true", help="the rules a stage runs under, in grade and in check")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.rules:
+        print(rules.page(), end="")
+        return 0
     if args.number is None:
         say(catalogue())
         return 0

@@ -95,15 +95,16 @@ def _relative(path: Path, folder: Path) -> str | None:
 class TempFolder(WatchedFolders):
     """In-process: ``tempfile``'s folder is a fresh one under ``scratch`` for the block; both are watched."""
 
-    def __init__(self, scratch: Path) -> None:
+    def __init__(self, scratch: Path, *, also: dict[Path, str] | None = None) -> None:
         super().__init__({})  # the folders are known once the temp folder is made, on entry
         self.scratch = scratch
+        self.also = also or {}  # more folders to watch (``check``: the stage's home and working folder)
         self.earlier: str | None = None
 
     def __enter__(self) -> TempFolder:
         self.earlier = tempfile.tempdir
         temp = tempfile.mkdtemp(prefix="temp-", dir=self.scratch)
-        self.folders = {self.scratch: "the check's folder", Path(temp): "the temp folder tempfile picks"}
+        self.folders = {self.scratch: "the check's folder", Path(temp): "the temp folder tempfile picks", **self.also}
         tempfile.tempdir = temp
         super().__enter__()
         return self

@@ -4,7 +4,7 @@ A ``LostCase`` is one failing case as the judge and the outcome recorder gave it
 id, whether the course holds it back, its outcome, what the check tried, what was expected and what
 came back, the judge's differences, and what it crashed with and where. A ``CheckFeedback`` holds a
 check's lost cases, what the worker did during it, its minimal case and the categories of what the
-grader refused that it crashed on (said first: ``refused_words``). Reports format these fields and
+grader refused that it crashed on (said first: ``rules``). Reports format these fields and
 never read a field back out of the words. Everything run-specific (scratch paths, memory addresses,
 uids) is scrubbed as a case is read, so grading the same submission twice gives the same words.
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 from dedup_harness.core.checks import BY_NAME
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.grade import refused_words
+from dedup_harness.grade import rules
 from dedup_harness.grade.minimize import look_alike
 from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.minimize.text import case_text, cut, input_rows, same_case_text, wrapped
@@ -59,7 +59,7 @@ class LostCase:
     differences: tuple[str, ...] = ()  # the judge's sentences (none for a crash, a hang or a plain assert)
     error: str = ""  # the type of what it crashed with, or of the assertion
     message: str = ""  # that exception's text
-    raised: str = ""  # the type the code under test raised behind it (``refused_words`` reads it)
+    raised: str = ""  # the type the code under test raised behind it (``rules`` reads it)
     site: str = ""  # where in the student's code it crashed ("dedup.py line 40, in _spool")
 
     @classmethod
@@ -135,7 +135,7 @@ class CheckFeedback:
     @property
     def refused(self) -> tuple[str, ...]:
         """What the grader refused that it crashed on, one sentence each: said first."""
-        return tuple(refused_words.SENTENCES[category] for category in self.refusals)
+        return tuple(rules.SENTENCES[category] for category in self.refusals)
 
     @property
     def held_back(self) -> bool:
@@ -222,7 +222,7 @@ def check_feedback(
 def crashed_on(refused: Sequence[str], cases: Sequence[LostCase]) -> tuple[str, ...]:
     """The categories ``refused`` of one check's worker, in the order they are said, when one of its ``cases``
     crashed with the error a refusal raises (a type the grader rebuilds, never words the submission wrote)."""
-    if not any(case.outcome is Outcome.ERROR and case.raised == refused_words.REFUSAL_RAISES for case in cases):
+    if not any(case.outcome is Outcome.ERROR and case.raised == rules.REFUSAL_RAISES for case in cases):
         return ()
     return tuple(category for category in CATEGORIES if category in refused)
 

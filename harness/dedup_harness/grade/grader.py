@@ -14,7 +14,7 @@ import functools
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.context import ForkServerContext
 from pathlib import Path
 from typing import Any
@@ -26,14 +26,13 @@ from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.runner import SuiteResult, run_suite
 from dedup_harness.core.runner.result import fold
-from dedup_harness.grade import refused_words
+from dedup_harness.grade import rules
 from dedup_harness.grade.diagnosis import Diagnoser
 from dedup_harness.grade.feedback import CheckFeedback, Said, asserts, check_feedback, scrub
 from dedup_harness.grade.minimize import plugin as minimize_plugin
 from dedup_harness.grade.minimize.case import MinimalCase
 from dedup_harness.grade.plugin import budget_args, plugin_args, setup_args
 from dedup_harness.grade.reports.model import CheckReport, GradeReport, Status
-from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.tiers import WorkerSetup
 from dedup_harness.grade.scoring import ZERO, Weights
 from dedup_harness.grade.submission import Problem, Submission, SubmissionError, prepare
@@ -55,7 +54,9 @@ class GradingOptions:
     weights: Weights
     diagnoser: Diagnoser
     timeout: float = 300.0  # seconds for the whole suite: well past the worker's own budget
-    budget: float = Limits.submission_seconds  # seconds of the worker's time for one submission (``client.budget``)
+    budget: float = field(
+        default_factory=lambda: rules.value("submission_seconds")
+    )  # seconds of the worker's time for one submission (``client.budget``)
     check_timeout: float = 60.0  # seconds per case
     setup: WorkerSetup | None = None  # the tier and interpreter the preflight checked (None: each run probes)
     warning: str = ""  # the run grades without isolation (--unisolated): every report says this first
@@ -305,7 +306,7 @@ def why_zero(report: GradeReport, causes: Sequence[str]) -> str:
     feedback = [c.feedback for c in lost if c.feedback is not None]
     refused = [category for category in CATEGORIES if feedback and all(category in f.refusals for f in feedback)]
     if refused:
-        return refused_words.SHORT[refused[0]]
+        return rules.SHORT[refused[0]]
     if lost and all(c.outcome is Outcome.TIMEOUT for c in lost):
         return "timed out"
     if lost and all(c.outcome is Outcome.ERROR for c in lost):
@@ -327,7 +328,7 @@ def unjudged(report: GradeReport) -> str:
     first = next((f.headline for f in shown if f.headline), "")
     refusal = next((f.refusals[0] for f in shown if f.refusals), "")
     if refusal:  # what the grader refused is the cause: the error it raised says nothing of why
-        first = f"{refused_words.SHORT[refusal]} ({first})" if first else refused_words.SHORT[refusal]
+        first = f"{rules.SHORT[refusal]} ({first})" if first else rules.SHORT[refusal]
     crashed = sum(c.outcome is Outcome.ERROR for c in lost)
     hung = len(lost) - crashed
     passed = len(report.checks) - len(lost)

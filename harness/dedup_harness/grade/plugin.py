@@ -54,6 +54,7 @@ from dedup_harness.core.impl_under_test import IMPL_KEY
 from dedup_harness.core.memory_gauge import MEMORY_GAUGE_KEY
 from dedup_harness.core.procfs import memory_bytes
 from dedup_harness.core.write_watch import WRITES_KEY
+from dedup_harness.grade import rules
 from dedup_harness.grade.client.calls import COLLECT_AFTER
 from dedup_harness.grade.client.faults import WorkerFault
 from dedup_harness.grade.client.memory import WorkerMemory
@@ -84,12 +85,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         SUBMISSION_OPTION, dest="submission", metavar="ROOT", help="scratch root of the submission to grade"
     )
     group.addoption(SIDECAR_OPTION, dest="grading_json", metavar="FILE", help="write the grading sidecar to FILE")
-    group.addoption("--call-timeout", dest="call_timeout", type=float, default=Limits.call_seconds, metavar="S")
+    group.addoption("--call-timeout", dest="call_timeout", type=float, default=rules.value("call_seconds"), metavar="S")
     group.addoption(
-        "--submission-timeout", dest="submission_timeout", type=float, default=Limits.submission_seconds, metavar="S"
+        "--submission-timeout",
+        dest="submission_timeout",
+        type=float,
+        default=rules.value("submission_seconds"),
+        metavar="S",
     )
-    group.addoption("--memory-mb", dest="memory_mb", type=int, default=Limits.memory_bytes >> 20, metavar="MB")
-    group.addoption("--disk-mb", dest="disk_mb", type=int, default=Limits.disk_bytes >> 20, metavar="MB")
+    group.addoption("--memory-mb", dest="memory_mb", type=int, default=rules.value("memory_mb"), metavar="MB")
+    group.addoption("--disk-mb", dest="disk_mb", type=int, default=rules.value("disk_mb"), metavar="MB")
     group.addoption(TIER_OPTION, dest="tier", default=AUTO, choices=[AUTO, *Tier], help="the isolation tier")
     group.addoption(PYTHON_OPTION, dest="worker_python", metavar="PATH", help="the worker's interpreter (checked)")
     group.addoption(SETUP_OPTION, dest="worker_setup", metavar="JSON", help="the detected setup (grade passes it)")

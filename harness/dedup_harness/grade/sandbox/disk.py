@@ -48,7 +48,7 @@ ENTRIES = INODES  # files and folders a worker may have at once, on any disk: wh
 # past the limit for disk_outrun, 80 to 176 MiB for disk_bomb, which starts a writing thread at every
 # call (48 MB files, side by side). More threads, each in a write of the file size limit at the same
 # moment, could take it further: the worst is every thread it may have (32) in one, 2 GiB.
-SLACK = 4 * Limits.file_bytes
+SLACK = 4 * Limits().file_bytes
 SPARE = 20  # on a disk that counts no inodes, the watch walks at most a twentieth of its time
 
 

@@ -6,26 +6,35 @@ import ctypes
 import functools
 import resource
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from dedup_harness.grade import rules
+
+# Beside what the rulebook gives a stage (``grade/rules.toml``), what the worker holds itself: its pipes, the
+# interpreter's own files, and its lifeline thread (with bubblewrap's or unshare's processes of the same uid).
+WORKER_FILES = 16
+WORKER_TASKS = 8
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What one submission's worker may use."""
+    """What one submission's worker may use: the rulebook's numbers (``grade/rules.toml``), and the grader's own."""
 
-    call_seconds: float = 10.0
-    submission_seconds: float = 120.0
-    cpu_seconds: int = 120
-    memory_bytes: int = 1 << 30
-    file_bytes: int = 64 << 20
-    open_files: int = 64
-    processes: int = 32
-    output_bytes: int = 16 << 10  # of the submission's output, kept for the report
+    call_seconds: float = field(default_factory=lambda: rules.value("call_seconds"))
+    submission_seconds: float = field(default_factory=lambda: rules.value("submission_seconds"))
+    cpu_seconds: int = field(default_factory=lambda: rules.value("submission_seconds"))
+    memory_bytes: int = field(default_factory=lambda: rules.value("memory_mb") << 20)
+    file_bytes: int = field(default_factory=lambda: rules.value("file_mb") << 20)
+    open_files: int = field(default_factory=lambda: rules.value("open_files") + WORKER_FILES)
+    # RLIMIT_NPROC counts threads: the stage's threads, beside the worker's own; its child processes are
+    # refused by the seccomp filter and the audit hook (this limit is the backstop against a fork bomb).
+    tasks: int = field(default_factory=lambda: rules.value("threads") + WORKER_TASKS)
+    output_bytes: int = field(default_factory=lambda: rules.value("output_kb") << 10)  # of its output, in the report
     # read from one incarnation's output before it is told to discard the rest (``quiet``): the report can
     # say exactly how much was cut up to here, and past it printing costs the batch nothing
     output_read_bytes: int = 1 << 20
-    disk_bytes: int = 256 << 20
+    disk_bytes: int = field(default_factory=lambda: rules.value("disk_mb") << 20)
     tmpfs_bytes: int = 64 << 20
 
     def rlimits(self) -> dict[str, int]:
@@ -34,7 +43,7 @@ class Limits:
             "RLIMIT_CPU": self.cpu_seconds,
             "RLIMIT_FSIZE": self.file_bytes,
             "RLIMIT_NOFILE": self.open_files,
-            "RLIMIT_NPROC": self.processes,
+            "RLIMIT_NPROC": self.tasks,
             "RLIMIT_CORE": 0,
         }
 

@@ -12,6 +12,7 @@ import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from dedup_harness.grade import rules
 from dedup_harness.grade.sandbox.limits import Limits
 from dedup_harness.grade.sandbox.tiers import Tier, WorkerSetup, row
 
@@ -25,6 +26,13 @@ WORKER_ENV = {
     "OPENBLAS_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
+    # glibc reserves an arena of 64 MiB of address space for each thread that allocates: 14 threads would fill
+    # the worker's address-space limit with reservations. Two arenas let the rulebook's threads all start.
+    "MALLOC_ARENA_MAX": "2",
+    # The worker's uid has no entry in /etc/passwd: honest code that asks its user name (getpass.getuser(), a
+    # spool's prefix) reads it here, as the rulebook gives it (HOME is the worker's own folder).
+    "USER": rules.USER,
+    "LOGNAME": rules.USER,
 }
 AUDIT_HOOK = (
     "audit hook: network, new processes and signals to other processes refused in the worker, each attempt noted "

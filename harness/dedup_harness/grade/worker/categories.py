@@ -2,7 +2,7 @@
 
 The worker's audit hook (``audit``) and the kernel's listener (``grade/kernel_refusals.py``) say in
 words what a submission tried; a category says which of the grader's rules it met, so that the
-feedback can tell a student in plain words what to do instead (``grade/refused_words.py``). Five
+feedback can tell a student in plain words what to do instead (``grade/rules.py``). Five
 rules meet code written for a laptop: no child processes, no network, no files outside the worker's
 folders, no signals to other processes, no memory outside the process (shared memory, an anonymous
 memory file: memory the grader could not measure). What else is refused (ptrace, mounts, a filter

@@ -1,0 +1,82 @@
+"""The rulebook (``grade/rules.toml``) is the one home of what a stage may do: the worker's limits, ``check``'s and the
+page are read from it, so a rule changed there is a rule changed in all three."""
+
+from __future__ import annotations
+
+import dataclasses
+import resource
+import subprocess
+import sys
+
+import pytest
+
+from dedup_harness.check import rules_here
+from dedup_harness.cli import main
+from dedup_harness.core.paths import DOCS_DIR
+from dedup_harness.grade import rules
+from dedup_harness.grade.sandbox import Limits
+from dedup_harness.grade.sandbox.limits import WORKER_FILES, WORKER_TASKS
+from dedup_harness.grade.sandbox.protections import WORKER_ENV
+
+
+@pytest.mark.parametrize(("rule", "value"), [("open_files", 7), ("threads", 5), ("call_seconds", 3)])
+def test_a_rule_changed_in_the_book_is_what_the_worker_check_and_the_page_follow(
+    monkeypatch: pytest.MonkeyPatch, rule: str, value: int
+) -> None:
+    monkeypatch.setitem(rules.LIMITS, rule, dataclasses.replace(rules.LIMITS[rule], value=value))
+    worker = Limits()
+    assert {"open_files": worker.open_files - WORKER_FILES, "threads": worker.tasks - WORKER_TASKS,
+            "call_seconds": worker.call_seconds}[rule] == value  # fmt: skip
+    assert f"| {rule.replace('_', ' ')} | {value} {rules.LIMITS[rule].unit}:" in rules.page()
+    if rule == "open_files":
+        here = rules_here.limits_here()[resource.RLIMIT_NOFILE]
+        monkeypatch.setitem(rules.LIMITS, rule, dataclasses.replace(rules.LIMITS[rule], value=value + 2))
+        assert rules_here.limits_here()[resource.RLIMIT_NOFILE] == here + 2
+    if rule == "call_seconds":
+        clock = rules_here.Clock()
+        assert clock.timed("f()", lambda: signal_left()) <= value
+
+
+def signal_left() -> float:
+    import signal
+
+    return signal.getitimer(signal.ITIMER_REAL)[0]
+
+
+def test_the_page_is_the_books_and_tests_rules_prints_it(capsys: pytest.CaptureFixture[str]) -> None:
+    page = DOCS_DIR / "rules.md"
+    if not page.is_file():
+        pytest.skip("docs/ lives in a checkout")
+    assert page.read_text(encoding="utf-8") == rules.page(), "python -m dedup_harness.grade.rules docs/rules.md"
+    assert main(["tests", "--rules"]) == 0 and capsys.readouterr().out == rules.page()
+
+
+def test_every_refusal_the_worker_names_has_its_words_in_the_book() -> None:
+    assert set(rules.SENTENCES) == set(rules.SHORT) == set(rules.BOOK["refused"])
+
+
+def test_the_worker_runs_under_the_books_user_name() -> None:
+    """getpass.getuser() reads LOGNAME first: honest code that asks its user name gets the rulebook's."""
+    assert WORKER_ENV["USER"] == WORKER_ENV["LOGNAME"] == rules.USER
+    code = "import getpass; print(getpass.getuser())"
+    done = subprocess.run([sys.executable, "-I", "-c", code], env=WORKER_ENV, capture_output=True, text=True)
+    assert done.stdout.strip() == rules.USER
+
+
+def test_a_call_past_the_books_seconds_ends_as_a_timeout_in_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same clock as grade's worker: the call's seconds, then the submission's budget, summed over calls."""
+    monkeypatch.setitem(rules.LIMITS, "call_seconds", dataclasses.replace(rules.LIMITS["call_seconds"], value=1))
+    clock = rules_here.Clock()
+    with pytest.raises(rules_here.CallTimeout, match=r"paragraphs\(\) did not answer within 1 s"):
+        clock.timed("paragraphs()", lambda: spin(3.0))
+    clock.left = 0.0
+    with pytest.raises(rules_here.CallTimeout, match="used up its 120 s of worker time"):
+        clock.timed("paragraphs()", lambda: None)
+
+
+def spin(seconds: float) -> None:
+    import time
+
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
