@@ -46,7 +46,6 @@ def batch(count: int, seed: int = 0) -> tuple[list[Any], dict[str, Any]]:
     from dedup_harness.grade.diagnosis import load_diagnoser
     from dedup_harness.grade.feedback import EXAMPLE_LIMIT, MESSAGE_LIMIT, Scrubber
     from dedup_harness.grade.grader import GradingOptions, from_result
-    from dedup_harness.grade.reports import csv_report
     from dedup_harness.grade.reports.summary import Outline, summarize
     from dedup_harness.grade.scoring import equal_weights
 

@@ -34,7 +34,7 @@ from dedup_harness.core.provenance import here
 from dedup_harness.core.runner import start_fork_server
 from dedup_harness.distribution.batch_identity import BatchIdentity, identify
 from dedup_harness.distribution.shards import ALL, ShardError, parse_shard
-from dedup_harness.grade import similarity
+from dedup_harness.grade import rules, similarity
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
 from dedup_harness.grade.grader import GradingOptions
@@ -122,7 +122,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--budget",
         type=seconds,
-        default=GradingOptions.budget,
+        default=rules.value("submission_seconds"),
         metavar="SECONDS",
         help="seconds of its worker's time one submission may use in all, every wait on the worker counted; past "
         "them its checks time out (default: %(default)g)",
