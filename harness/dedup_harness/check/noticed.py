@@ -211,6 +211,8 @@ def _through_folders(name: str) -> None:
 
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         folders = [fd for key, fd in kwargs.items() if key.endswith("dir_fd") and type(fd) is int]
+        if not any(recorder.on for recorder in _installed):
+            folders = []  # once check's recording ends, a walk up from every folder would cost what is no one's
         for fd in folders:
             flags = args[1] if name == "open" and len(args) > 1 else kwargs.get("flags", 0)
             sys.audit(DIR_FD, name != "open" or bool(flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT)), _up(fd))
