@@ -1,7 +1,7 @@
 """Grade hostile submissions beside the correct sample, in one batch, in one setup and tier.
 
-The tests of what submissions graded at the same time can do to each other (``test_classmates``,
-``test_disk_of_its_own``, ``test_memory_forgeries``, ``test_leftovers``, ``test_batch_attacks``) run the
+The tests of what submissions graded at the same time can do to each other (``test_batch_attacks``,
+``test_disk_of_its_own``) run the
 ``grade`` command in a setup of ``machine_setups`` on hostile samples and ``samples/correct_different.py``
 with ``--jobs 2`` (so that two are graded at once), with the temp folder the test chose; then read the
 JSON report and what the grader said on stderr. ``grade_with_correct`` grades any number of hostile

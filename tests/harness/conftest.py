@@ -31,13 +31,11 @@ MACHINE_TESTS = {
     "test_confinement.py",
     "test_tiers.py",
     "test_preflight.py",
-    "test_classmates.py",
+    "test_batch_attacks.py",
     "test_disk_of_its_own.py",
     "test_shaped_spools.py",
     "test_allowed_in_tiers.py",
     "test_file_decisions.py",
-    "test_memory_forgeries.py",
-    "test_leftovers.py",
 }
 PROCESSOR_SKIPS = ("exist only on x86_64", "no i386 emulation")
 

@@ -1,6 +1,6 @@
 """What a grade left where any process may write, seen from outside the harness (its own lists are not used).
 
-``test_leftovers`` and ``benchmarks/attack_table.py`` look with these: everything named with a token at any
+``test_batch_attacks`` and ``benchmarks/attack_table.py`` look with these: everything named with a token at any
 depth of the world-writable folders and in /dev/mqueue, and the System V IPC objects (/proc/sysvipc, what
 ``ipcs`` reads), each a row of its columns.
 """
@@ -15,11 +15,18 @@ IPC_KINDS = ("shm", "msg", "sem")
 
 
 def named_with(token: str) -> list[str]:
-    """Everything named with ``token`` in the world-writable folders (at any depth) and in /dev/mqueue."""
-    found = []
-    for top in (*WORLD_WRITABLE, "/dev/mqueue"):
-        for folder, folders, files in os.walk(top):
-            found += [os.path.join(folder, name) for name in folders + files if token in name]
+    """Everything named with ``token`` in the world-writable folders (at any depth) and in /dev/mqueue.
+
+    A walk of its own, not ``os.walk``: that one recurses, and another run's tree 100,000 folders deep (the removal
+    tests make one) would end it in a RecursionError."""
+    found, folders = [], [*WORLD_WRITABLE, "/dev/mqueue"]
+    while folders:
+        try:
+            entries = list(os.scandir(folders.pop()))
+        except OSError:
+            continue  # gone, or not ours to read
+        found += [entry.path for entry in entries if token in entry.name]
+        folders += [entry.path for entry in entries if entry.is_dir(follow_symlinks=False)]
     return found
 
 

@@ -1,14 +1,19 @@
-"""Attacks on the batch itself, graded together beside the correct sample in every tier and setup.
+"""Every attack on the grader, its machine or a classmate, graded in one batch beside the correct sample, in every
+tier and setup.
 
-Each would once have cost a correct student or the whole batch: a folder shaped to reach a
-classmate's marks (links), to hang the grader or feed it without end (a FIFO, a device), two
-submissions whose Gradescope folders collide, sources that break a recursive walk of their syntax
-tree or the compiler, a correct source in Latin-1, a stage that stalls the grader's writes, and one
-that prints 400 MB a call. ``grade`` grades them all in one batch with ``--jobs 2`` beside the
-correct sample, with a budget of ``BUDGET`` seconds each and ``--gradescope``, in each case's setup
-and tier, with a temp folder of the test's own (``beside_correct``). In every case: the grader exits
-0, the correct sample keeps full marks, each attack gets the verdict it earns, and nothing is left in
-the temp folder or in /tmp.
+Each would once have cost a correct student or the whole batch: a folder shaped to reach a classmate's marks
+(links), to hang the grader or feed it without end (a FIFO, a device), two submissions whose Gradescope folders
+collide, sources that break a recursive walk of their syntax tree or the compiler, a correct source in Latin-1, a
+stage that stalls the grader's writes, one that prints 400 MB a call; a reader of the classmate graded at the same
+time (``classmate_reader``); memory a stage hides from check 14 (``memory_heap_slack`` fills and frees 60 MB at
+import, ``memory_compressed`` holds the documents compressed, ``memory_outside`` in memory outside the process);
+a copy of the input kept outside spool_dir (``spool_copy_kept``); and files and IPC objects left in every
+world-writable place (``leftovers_everywhere``, each named with a token of this batch). ``grade`` grades them all
+in one batch with ``--jobs 2`` (two at once) beside the correct sample, with a budget of ``BUDGET`` seconds each
+and ``--gradescope``, in each case's setup and tier, with a world-writable temp folder of the test's own
+(``beside_correct``), so that every session in it is this batch's. In every case: the grader exits 0, the correct
+sample keeps full marks, each attack gets the verdict it earns, and nothing is left in the temp folder, in /tmp,
+in System V IPC or named with the token anywhere a process may write.
 """
 
 from __future__ import annotations
@@ -16,9 +21,12 @@ from __future__ import annotations
 import contextlib
 import os
 import pwd
+import secrets
 import shutil
 import time
-from typing import Any
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
@@ -27,37 +35,77 @@ from dedup_harness.core import scratch_dirs
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.procfs import start_ticks
 from dedup_harness.grade.reports.names import folders
+from dedup_harness.grade.rules import SENTENCES
 from dedup_harness.grade.sandbox.users import grader_of
-from grading_support import hostile_bytes
+from dedup_harness.grade.worker.categories import SHARED_MEMORY
+from grading_support import hostile_bytes, hostile_source
+from left_behind import ipc_objects, named_with
 from machine_setups import TEST_USER, missing_for_setups, public_folder
 from upload_shapes import HARD_LINK_NOTE, SHAPES, refusal
 
 BUDGET = 20  # seconds of worker time each: the correct sample needs a few; the stall no more than these
-FULL_MARKS = ("deep_sum_1200", "latin1_cookie", "print_400mb_a_call")
+FULL_MARKS = ("deep_sum_1200", "latin1_cookie", "print_400mb_a_call", "classmate_reader")
 NOT_COMPILED = {"deep_sum_3000": "RecursionError", "unary_minus": "MemoryError"}
 STALL = "stall_feed"
-SOURCES = [*FULL_MARKS, *NOT_COMPILED, STALL]
+FORGERIES = ("memory_heap_slack", "memory_compressed", "memory_outside")
+SOURCES = [*FULL_MARKS, *NOT_COMPILED, STALL, *FORGERIES, "spool_copy_kept"]
 # Two submissions whose Gradescope folders would both be team_7: the first correct, the second refused.
 TEAMS = {"team 7": writes(hostile_bytes("latin1_cookie")), "team_7": SHAPES["link_to_classmate"].make}
+MEMORY_CHECK, SPOOL_CHECK = CHECKS[13], CHECKS[10]
+
+
+@dataclass
+class Graded:
+    """A batch, and what was left afterwards: in its temp folder, in /tmp, and named with the token."""
+
+    batch: Batch
+    in_temp: list[str]
+    in_tmp: list[str]
+    named: list[str]  # in the world-writable folders
+    ipc: list[str]  # in System V IPC
 
 
 @pytest.fixture(scope="module", params=EVERY_CASE, ids=str)
-def batch(request: pytest.FixtureRequest) -> Any:
+def graded(request: pytest.FixtureRequest) -> Iterator[Graded]:
     reason = missing_for_setups()
     if reason is not None:
         pytest.skip(reason)
     temp = public_folder("dedup-harness-attacks-")
     temp.chmod(0o1777)
+    nested = public_folder("dedup-harness-nested-")
+    (nested / "open").mkdir()
+    (nested / "open").chmod(0o1777)  # world-writable, below a folder that is not: /tmp's own are searched too
+    token = secrets.token_hex(8)
     started = time.time()
     hostiles: dict[str, Maker] = {name: writes(hostile_bytes(name)) for name in SOURCES}
+    hostiles["leftovers_everywhere"] = writes(leaving(token, nested / "open"))
     hostiles |= {name: shape.make for name, shape in SHAPES.items()} | TEAMS
     try:
-        graded = grade_with_correct(
+        batch = grade_with_correct(
             request.param, request, hostiles, temp, options=["--budget", str(BUDGET)], gradescope=True
         )
-        yield graded, sorted(os.listdir(temp)), left_in_tmp(started, request.param.setup)
+        yield Graded(
+            batch, sorted(os.listdir(temp)), left_in_tmp(started, request.param.setup), named_with(token), ipc(token)
+        )
     finally:
         shutil.rmtree(temp, ignore_errors=True)
+        shutil.rmtree(nested, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def batch(graded: Graded) -> Batch:
+    return graded.batch
+
+
+def leaving(token: str, nested: Path) -> bytes:
+    source = hostile_source("leftovers_everywhere").replace("TOKEN = None", f"TOKEN = {token!r}", 1)
+    return source.replace("NESTED = None", f"NESTED = {str(nested)!r}", 1).encode("utf-8")
+
+
+def ipc(token: str) -> list[str]:
+    """The System V IPC objects whose key ``leftovers_everywhere`` makes from ``token``."""
+    keys = {int(token[:7], 16) * 16 + n for n in range(7)}
+    return [f"{kind}: {list(row.values())[:2]}" for kind, row in ipc_objects() if int(row["key"]) in keys]
 
 
 def left_in_tmp(since: float, setup: str) -> list[str]:
@@ -82,66 +130,111 @@ def left_in_tmp(since: float, setup: str) -> list[str]:
     return sorted(found)
 
 
-def test_the_grader_exits_0_and_the_correct_sample_keeps_full_marks(batch: Any) -> None:
-    graded, _, _ = batch
-    assert graded.exit_status == 0, graded.stderr[-3000:]
-    assert graded.has_full_marks("correct"), graded.submission("correct")
+def test_the_grader_exits_0_and_the_correct_sample_keeps_full_marks(batch: Batch) -> None:
+    assert batch.exit_status == 0, batch.stderr[-3000:]
+    assert batch.has_full_marks("correct"), batch.submission("correct")
 
 
-def test_nothing_is_left_in_the_temp_folder_or_in_tmp(batch: Any) -> None:
-    _, in_temp, in_tmp = batch
-    assert (in_temp, in_tmp) == ([], [])
+def test_nothing_is_left_in_the_temp_folder_in_tmp_in_any_world_writable_folder_or_in_ipc(graded: Graded) -> None:
+    assert (graded.in_temp, graded.in_tmp, graded.named, graded.ipc) == ([], [], [], [])
 
 
 @pytest.mark.parametrize("shape", sorted(name for name, shape in SHAPES.items() if shape.named))
-def test_a_folder_holding_a_link_fifo_device_or_socket_is_refused_by_name(batch: Any, shape: str) -> None:
-    graded: Batch = batch[0]
-    found = graded.submission(shape)
+def test_a_folder_holding_a_link_fifo_device_or_socket_is_refused_by_name(batch: Batch, shape: str) -> None:
+    found = batch.submission(shape)
     assert (found["status"], found["score"]) == ("graded", 0)
-    assert found["problems"] == [refusal(graded.base / shape, SHAPES[shape])]
+    assert found["problems"] == [refusal(batch.base / shape, SHAPES[shape])]
 
 
-def test_a_hard_link_is_graded_and_noted_for_staff(batch: Any) -> None:
-    graded: Batch = batch[0]
-    assert graded.has_full_marks("hard_link")
-    assert graded.submission("hard_link")["problems"] == [HARD_LINK_NOTE]
+def test_a_hard_link_is_graded_and_noted_for_staff(batch: Batch) -> None:
+    assert batch.has_full_marks("hard_link")
+    assert batch.submission("hard_link")["problems"] == [HARD_LINK_NOTE]
 
 
 @pytest.mark.parametrize("name", FULL_MARKS)
-def test_a_correct_source_deep_latin_1_or_loud_keeps_full_marks(batch: Any, name: str) -> None:
-    graded: Batch = batch[0]
-    assert graded.has_full_marks(name), graded.submission(name)
+def test_a_correct_source_deep_latin_1_or_loud_keeps_full_marks(batch: Batch, name: str) -> None:
+    assert batch.has_full_marks(name), batch.submission(name)
 
 
-def test_what_printed_400_mb_a_call_is_cut_and_the_report_says_so(batch: Any) -> None:
-    problems = batch[0].submission("print_400mb_a_call")["problems"]
+def test_what_printed_400_mb_a_call_is_cut_and_the_report_says_so(batch: Batch) -> None:
+    problems = batch.submission("print_400mb_a_call")["problems"]
     assert len(problems) == 1 and problems[0].startswith("output: printed more than "), problems
     assert "it was told to discard the rest uncounted" in problems[0]
 
 
 @pytest.mark.parametrize("name", sorted(NOT_COMPILED))
-def test_a_source_python_cannot_compile_is_its_own_problem_line_and_0(batch: Any, name: str) -> None:
-    graded: Batch = batch[0]
-    found = graded.submission(name)
+def test_a_source_python_cannot_compile_is_its_own_problem_line_and_0(batch: Batch, name: str) -> None:
+    found = batch.submission(name)
     assert (found["status"], found["score"], found["harness_error"]) == ("graded", 0, "")
     assert len(found["problems"]) == 1 and found["problems"][0].startswith("dedup.py cannot be compiled: ")
     assert found["problems"][0].endswith(f"({NOT_COMPILED[name]})")
 
 
-def test_a_stage_that_stalls_the_graders_writes_is_stopped_within_its_budget(batch: Any) -> None:
+def test_a_stage_that_stalls_the_graders_writes_is_stopped_within_its_budget(batch: Batch) -> None:
     """Only check 14's corpora are large enough to stall on: its call's own window (10 s) stops it there, before the
     budget ends; either way the wait on the blocked write is charged, and the batch pays no more than the budget."""
-    graded: Batch = batch[0]
-    found = graded.submission(STALL)
+    found = batch.submission(STALL)
     assert found["status"] == "graded" and 0 < found["score"] < len(CHECKS)
     [lost] = [check for check in found["checks"] if check["outcome"] != "passed"]
     assert lost["outcome"] == "timeout" and lost["feedback"][-1].startswith("timeout: "), lost
     assert found["seconds"] <= BUDGET + 1, found["seconds"]
 
 
-def test_two_submissions_that_would_share_a_gradescope_folder_each_keep_their_own(batch: Any) -> None:
-    graded: Batch = batch[0]
-    named = folders([str(graded.base / name) for name in TEAMS])
-    scores = {name: graded.gradescope[named[str(graded.base / name)]]["score"] for name in TEAMS}
+def test_two_submissions_that_would_share_a_gradescope_folder_each_keep_their_own(batch: Batch) -> None:
+    named = folders([str(batch.base / name) for name in TEAMS])
+    scores = {name: batch.gradescope[named[str(batch.base / name)]]["score"] for name in TEAMS}
     assert scores == {"team 7": len(CHECKS), "team_7": 0}
-    assert len(graded.gradescope) == len(graded.report["submissions"])
+    assert len(batch.gradescope) == len(batch.report["submissions"])
+
+
+def test_nothing_of_the_classmate_graded_at_the_same_time_is_read(batch: Batch) -> None:
+    """Each tier keeps it out its own way: out of view (namespaces), or refused (Landlock, the grader deciding every
+    file call in the seccomp tier); a non-root grader in the seccomp tier grades one at a time (its workers share its
+    uid) and says so."""
+    lines = batch.log("classmate_reader", "classmates: ")
+    assert lines and not [line for line in lines if "READ" in line], lines
+    if batch.case.tier in ("landlock", "seccomp"):
+        blocked = [f"classmates: {place}: blocked (EACCES)" for place in ("/tmp", "/proc", "the class folder")]
+        assert set(blocked) <= set(lines), lines
+    else:  # every session is mounted in its own grader's namespace only, the class folder under a covered /tmp
+        assert "classmates: 0 other session(s) found" in lines
+    originals = [line for line in lines if line.startswith("classmates: original ")]
+    assert originals and all(line.endswith(("blocked (EACCES)", "blocked (ENOENT)")) for line in originals), lines
+    if batch.case.setup == "user" and batch.case.tier == "seccomp":
+        assert "grading one submission at a time" in batch.stderr
+
+
+@pytest.mark.parametrize("forgery", FORGERIES)
+def test_memory_a_stage_hides_loses_the_memory_check_and_nothing_else(batch: Batch, forgery: str) -> None:
+    checks = {check["name"]: check for check in batch.submission(forgery)["checks"]}
+    lost = [name for name, check in checks.items() if check["outcome"] != "passed"]
+    assert lost == [MEMORY_CHECK], {name: checks[name]["feedback"][:3] for name in lost}
+    if forgery != "memory_outside":  # the touched memory shows the slack's documents, the random corpus the zlib'd
+        assert checks[MEMORY_CHECK]["outcome"] == "failed"
+        assert any("it holds the documents in memory" in line for line in checks[MEMORY_CHECK]["feedback"])
+
+
+def test_memory_outside_the_process_is_refused_with_what_the_grader_refuses(batch: Batch) -> None:
+    """memfd and System V by the seccomp filter, a file under /dev/shm by Landlock or the grader's decisions (or out
+    of view); the check crashed on the last refusal, and its feedback says why first."""
+    lines = batch.log("memory_outside", "memory outside: ")
+    assert sorted(lines[:2]) == ["memory outside: memfd: blocked (EPERM)", "memory outside: sysv: blocked (EPERM)"]
+    assert lines[2:] in (["memory outside: posix: blocked (EACCES)"], ["memory outside: posix: blocked (ENOENT)"])
+    [memory_check] = [check for check in batch.submission("memory_outside")["checks"] if check["name"] == MEMORY_CHECK]
+    assert memory_check["outcome"] == "error"
+    assert SENTENCES[SHARED_MEMORY] in memory_check["feedback"][:3], memory_check["feedback"][:3]
+
+
+def test_a_copy_kept_outside_spool_dir_fails_the_spool_check_and_nothing_else(batch: Batch) -> None:
+    checks = {check["name"]: check for check in batch.submission("spool_copy_kept")["checks"]}
+    assert [name for name, check in checks.items() if check["outcome"] != "passed"] == [SPOOL_CHECK]
+    said = " ".join(checks[SPOOL_CHECK]["feedback"])
+    assert "/docs.jsonl (in the worker's home, its temp folder)" in said, said
+    # Beside spool_dir only a worker of the grader's own uid may write (its own uid cannot, as root).
+    assert ("kept-docs.jsonl (in the session)" in said) is (batch.case.setup == "user"), said
+
+
+def test_every_attempt_to_leave_something_behind_is_blocked_and_costs_nothing(batch: Batch) -> None:
+    lines = batch.log("leftovers_everywhere", "leftovers: ")
+    assert len(set(lines)) == 9 and all(" blocked (" in line for line in lines), lines  # each worker tries
+    assert batch.has_full_marks("leftovers_everywhere"), batch.submission("leftovers_everywhere")["checks"]

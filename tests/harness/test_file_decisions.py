@@ -6,8 +6,8 @@ listener handed to this process with its rules (a read-only folder, its home rea
 folder inside the read-only one). Then it opens, makes, renames and removes files, inside its folders
 and out, through links and "..", and records each errno. This process answers as the grader does
 (``grade/file_decisions.py``): what lies beneath the rules is done, as the child's uid; the rest is
-EACCES, and listed (not a read of the system's files). ``test_classmates`` and ``test_leftovers``
-grade attacks through the grader in every setup.
+EACCES, and listed (not a read of the system's files). ``test_batch_attacks`` grades attacks
+through the grader in every setup.
 """
 
 from __future__ import annotations
