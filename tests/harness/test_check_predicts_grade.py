@@ -32,7 +32,8 @@ from dedup_harness.grade.worker.categories import NETWORK
 from machine_setups import public_folder
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
-SAMPLES = sorted([*(SUBMISSIONS / "samples").glob("*.py"), *(SUBMISSIONS / "refused").glob("*.py")])
+# Correct, buggy, refused, and ordinary code (48 threads, 80 open files, a user name) that the rulebook allows.
+SAMPLES = sorted(path for kind in ("samples", "refused", "ordinary") for path in (SUBMISSIONS / kind).glob("*.py"))
 ALLOW = ["--allow", "numpy"]  # correct_numpy's course allows it; no other sample imports it
 # What a student's laptop lacks of Linux's os module (macOS has none of these).
 LINUX_ONLY = (
@@ -111,37 +112,40 @@ def graded(students_side: Path, tmp_path_factory: pytest.TempPathFactory) -> dic
     return {Path(r["submission"]).name: r for r in reports}
 
 
-def test_every_sample_gets_the_same_score_from_check_as_from_grade(
-    students_side: Path, graded: dict[str, dict[str, Any]], test_user: pwd.struct_passwd, user_python: Path
-) -> None:
-    def one(stem: str) -> tuple[str, int, dict[str, Any]]:
-        status, report = checked(test_user, user_python, students_side / stem, students_side / "tmp")
-        return stem, status, report
+@pytest.fixture(scope="module")
+def checked_all(
+    students_side: Path, test_user: pwd.struct_passwd, user_python: Path
+) -> dict[str, tuple[int, dict[str, Any]]]:
+    """Every sample through ``check``, as the test user, two at a time: its exit status and its report."""
 
+    def one(stem: str) -> tuple[int, dict[str, Any]]:
+        return checked(test_user, user_python, students_side / stem, students_side / "tmp")
+
+    stems = [sample.stem for sample in SAMPLES]
     with ThreadPoolExecutor(2) as pool:
-        results = list(pool.map(one, [sample.stem for sample in SAMPLES]))
-    table = []
-    for stem, status, report in results:
-        grade = graded[stem]
-        table.append((stem, report["score"], grade["score"], status))
-        lost_here = [c["name"] for c in report["checks"] if c["score"] < c["max_score"]]
-        lost_there = [c["name"] for c in grade["checks"] if c["score"] < c["max_score"]]
-        assert (report["score"], lost_here) == (grade["score"], lost_there), (stem, report["checks"], grade["checks"])
-        assert status == (0 if grade["score"] == grade["max_score"] else 1), stem
-    assert {stem for stem, *_ in table} == {sample.stem for sample in SAMPLES}
+        return dict(zip(stems, pool.map(one, stems), strict=True))
 
 
-def test_each_refused_sample_is_told_in_graders_sentence_as_grade_tells_it(
-    students_side: Path, graded: dict[str, dict[str, Any]], test_user: pwd.struct_passwd, user_python: Path
+@pytest.mark.parametrize("stem", [sample.stem for sample in SAMPLES])
+def test_every_sample_gets_the_same_score_from_check_as_from_grade(
+    stem: str, checked_all: dict[str, tuple[int, dict[str, Any]]], graded: dict[str, dict[str, Any]]
 ) -> None:
-    for sample in (SUBMISSIONS / "refused").glob("*.py"):
-        status, report = checked(test_user, user_python, students_side / sample.stem, students_side / "tmp")
-        said_here = {line for c in report["checks"] for line in c["feedback"] if line in SENTENCES.values()}
-        said_there = {
-            line for c in graded[sample.stem]["checks"] for line in c["feedback"] if line in SENTENCES.values()
-        }
-        assert status == 1 and said_here == said_there and said_here, sample.stem
-        assert report["attempts"], sample.stem
+    (status, report), grade = checked_all[stem], graded[stem]
+    lost_here = [c["name"] for c in report["checks"] if c["score"] < c["max_score"]]
+    lost_there = [c["name"] for c in grade["checks"] if c["score"] < c["max_score"]]
+    assert (report["score"], lost_here) == (grade["score"], lost_there), (report["checks"], grade["checks"])
+    assert status == (0 if grade["score"] == grade["max_score"] else 1)
+
+
+@pytest.mark.parametrize("stem", sorted(sample.stem for sample in (SUBMISSIONS / "refused").glob("*.py")))
+def test_each_refused_sample_is_told_in_graders_sentence_as_grade_tells_it(
+    stem: str, checked_all: dict[str, tuple[int, dict[str, Any]]], graded: dict[str, dict[str, Any]]
+) -> None:
+    status, report = checked_all[stem]
+    said_here = {line for c in report["checks"] for line in c["feedback"] if line in SENTENCES.values()}
+    said_there = {line for c in graded[stem]["checks"] for line in c["feedback"] if line in SENTENCES.values()}
+    assert status == 1 and said_here == said_there and said_here
+    assert report["attempts"]
 
 
 def hide_proc() -> tuple[str, ...]:
