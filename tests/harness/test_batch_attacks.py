@@ -8,12 +8,13 @@ stage that stalls the grader's writes, one that prints 400 MB a call; a reader o
 time (``classmate_reader``); memory a stage hides from check 14 (``memory_heap_slack`` fills and frees 60 MB at
 import, ``memory_compressed`` holds the documents compressed, ``memory_outside`` in memory outside the process);
 a copy of the input kept outside spool_dir (``spool_copy_kept``); and files and IPC objects left in every
-world-writable place (``leftovers_everywhere``, each named with a token of this batch). ``grade`` grades them all
-in one batch with ``--jobs 2`` (two at once) beside the correct sample, with a budget of ``BUDGET`` seconds each
-and ``--gradescope``, in each case's setup and tier, with a world-writable temp folder of the test's own
-(``beside_correct``), so that every session in it is this batch's. In every case: the grader exits 0, the correct
-sample keeps full marks, each attack gets the verdict it earns, and nothing is left in the temp folder, in /tmp,
-in System V IPC or named with the token anywhere a process may write.
+world-writable place (``leftovers_everywhere``, each named with a token of this batch); and, beside them, honest
+code the rulebook lets through (``submissions/ordinary/``: 48 threads, 80 open files, the user's name), which must
+keep full marks. ``grade`` grades them all in one batch with ``--jobs 2`` (two at once) beside the correct sample,
+with a budget of ``BUDGET`` seconds each and ``--gradescope``, in each case's setup and tier, with a world-writable
+temp folder of the test's own (``beside_correct``), so that every session in it is this batch's. In every case:
+the grader exits 0, the correct sample keeps full marks, each attack gets the verdict it earns, and nothing is
+left in the temp folder, in /tmp, in System V IPC or named with the token anywhere a process may write.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from dedup_harness.grade.reports.names import folders
 from dedup_harness.grade.rules import SENTENCES
 from dedup_harness.grade.sandbox.users import grader_of
 from dedup_harness.grade.worker.categories import SHARED_MEMORY
-from grading_support import hostile_bytes, hostile_source
+from grading_support import ORDINARY_DIR, hostile_bytes, hostile_source
 from left_behind import ipc_objects, named_with
 from machine_setups import TEST_USER, missing_for_setups, public_folder
 from upload_shapes import HARD_LINK_NOTE, SHAPES, refusal
@@ -49,6 +50,8 @@ NOT_COMPILED = {"deep_sum_3000": "RecursionError", "unary_minus": "MemoryError"}
 STALL = "stall_feed"
 FORGERIES = ("memory_heap_slack", "memory_compressed", "memory_outside")
 SOURCES = [*FULL_MARKS, *NOT_COMPILED, STALL, *FORGERIES, "spool_copy_kept"]
+# Honest code the rulebook lets through: a pool of 48 threads, 80 files open at once, the user's name.
+ORDINARY = ("hashes_with_48_threads", "holds_80_files_open", "spool_prefix_from_user_name")
 # Two submissions whose Gradescope folders would both be team_7: the first correct, the second refused.
 TEAMS = {"team 7": writes(hostile_bytes("latin1_cookie")), "team_7": SHAPES["link_to_classmate"].make}
 MEMORY_CHECK, SPOOL_CHECK = CHECKS[13], CHECKS[10]
@@ -78,6 +81,7 @@ def graded(request: pytest.FixtureRequest) -> Iterator[Graded]:
     token = secrets.token_hex(8)
     started = time.time()
     hostiles: dict[str, Maker] = {name: writes(hostile_bytes(name)) for name in SOURCES}
+    hostiles |= {name: writes(hostile_bytes(name, ORDINARY_DIR)) for name in ORDINARY}
     hostiles["leftovers_everywhere"] = writes(leaving(token, nested / "open"))
     hostiles |= {name: shape.make for name, shape in SHAPES.items()} | TEAMS
     try:
@@ -151,8 +155,8 @@ def test_a_hard_link_is_graded_and_noted_for_staff(batch: Batch) -> None:
     assert batch.submission("hard_link")["problems"] == [HARD_LINK_NOTE]
 
 
-@pytest.mark.parametrize("name", FULL_MARKS)
-def test_a_correct_source_deep_latin_1_or_loud_keeps_full_marks(batch: Batch, name: str) -> None:
+@pytest.mark.parametrize("name", [*FULL_MARKS, *ORDINARY])
+def test_a_correct_source_deep_latin_1_loud_or_ordinary_keeps_full_marks(batch: Batch, name: str) -> None:
     assert batch.has_full_marks(name), batch.submission(name)
 
 

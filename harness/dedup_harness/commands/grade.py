@@ -281,15 +281,15 @@ def checked_python(path: str | None) -> str | None:
 
 
 def preflight_line(check: Preflight) -> str:
-    """What the preflight proved, in plain words and at most 100 columns (the tiers passed over and the packages
+    """What the preflight proved, in plain words and 80 columns (the answers, the tiers passed over and the packages
     allowed on lines of their own): the tier isolates the worker, right code passes through it and code wrong on
     purpose fails; or that it failed there."""
     right = check.reference and all(answer.right for answer in check.reference)
     wrong = check.canary and not any(answer.right for answer in check.canary)
-    answers = "right code passes, wrong fails" if right and wrong else "known answers come out wrong"
+    answers = "right code passes through it, wrong code fails" if right and wrong else "known answers come out wrong"
     holds = "does not isolate" if check.leaks else "isolates"
     version = check.protections.get("interpreter_version", "") or check.setup.interpreter.version
-    tier = f"{check.setup.tier} {holds} the worker (Python {version}); {answers}"
+    tier = f"{check.setup.tier} {holds} the worker (Python {version})\npreflight: {answers}"
     lines = [
         f"preflight ({check.seconds:.1f} s): " + (f"failed in the {check.setup.tier} tier" if check.failures else tier)
     ]

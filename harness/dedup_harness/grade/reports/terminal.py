@@ -29,7 +29,7 @@ from dedup_harness.grade.similarity import Similarity
 
 WARNING_STYLE = "bold white on red"
 STYLE = {Outcome.PASSED: "green", Outcome.FAILED: "red", Outcome.ERROR: "magenta", Outcome.TIMEOUT: "yellow"}
-BATCH_COLUMNS = ("submission", "score", "status", "lost checks", "pitfall or why 0")
+BATCH_COLUMNS = ("submission", "score", "status", "lost checks", "pitfall or cause")
 WHY_ROOM = 20  # characters of the last column before it wraps: a zero's cause is a phrase
 # What a table of show_edge=False adds to its columns' text: a space each side of every column and a
 # rule between two.

@@ -13,6 +13,7 @@ from typing import Any
 
 from dedup_harness.core.checks import REGISTRY
 from dedup_harness.core.outcome import Outcome
+from dedup_harness.grade import rules
 from dedup_harness.grade.reports.model import GradeReport
 
 
@@ -60,8 +61,11 @@ def pitfall_titles(report: GradeReport) -> str:
 
 
 def verdict_words(report: GradeReport) -> str:
-    """A table's last cell: why a submission got nothing, or else the pitfalls it fails like."""
-    return report.why_zero or fails_like(report)
+    """A table's last cell: why a submission got nothing, or else the pitfalls it fails like, or else what the grader
+    refused that cost it checks (the errors a refusal raises say nothing of why)."""
+    lost = [c.feedback.for_students() for c in report.checks if c.outcome is not Outcome.PASSED and c.feedback]
+    refused = next((f.refusals[0] for f in lost if f.refusals), "")
+    return report.why_zero or fails_like(report) or (rules.SHORT[refused] if refused else "")
 
 
 def check_legend(reports: Iterable[GradeReport]) -> list[tuple[int, str]]:
