@@ -33,6 +33,7 @@ COMMANDS = (
     "grade",
     "merge",
     "gradescope_bundle",
+    "prairielearn_bundle",
     "student_kit",
     "mutation",
     "audit_bloom",
