@@ -34,6 +34,7 @@ COMMANDS = (
     "merge",
     "gradescope_bundle",
     "prairielearn_bundle",
+    "ci_workflow",
     "student_kit",
     "mutation",
     "audit_bloom",

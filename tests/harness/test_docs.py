@@ -33,6 +33,7 @@ COMMAND_PAGES = {
     "merge": "merge.md",
     "gradescope-bundle": "gradescope-bundle.md",
     "prairielearn-bundle": "prairielearn-bundle.md",
+    "ci-workflow": "ci-workflow.md",
     "mutation": "mutation.md",
     "audit-bloom": "audit-bloom.md",
     "dedup": "dedup.md",
