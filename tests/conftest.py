@@ -49,6 +49,8 @@ SLOW_MODULES = {
     "test_refused_samples.py": "submissions the grader refuses, graded in every tier (85 s)",
     "test_allowed_in_tiers.py": "allowed and refused imports graded in every tier and setup (110 s)",
     "test_gradescope_bundle.py": "builds the bundle from wheels and runs its scripts (62 s)",
+    "test_prairielearn_bundle.py": "builds PrairieLearn's bundle, installs its image, runs grade.sh (26 s, loaded)",
+    "test_ci_workflow_commands.py": "ci-workflow's commands on a scratch class: verify, shards, merge (64 s, loaded)",
     "test_grade_end_to_end.py": "whole grade runs and their reports (59 s)",
     "test_grade_mutants.py": "every mutant graded and diagnosed (52 s)",
     "test_signals.py": "every command interrupted by every signal (51 s)",

@@ -33,6 +33,8 @@ COMMANDS = (
     "grade",
     "merge",
     "gradescope_bundle",
+    "prairielearn_bundle",
+    "ci_workflow",
     "student_kit",
     "mutation",
     "audit_bloom",

@@ -32,6 +32,8 @@ COMMAND_PAGES = {
     "grade": "grade.md",
     "merge": "merge.md",
     "gradescope-bundle": "gradescope-bundle.md",
+    "prairielearn-bundle": "prairielearn-bundle.md",
+    "ci-workflow": "ci-workflow.md",
     "mutation": "mutation.md",
     "audit-bloom": "audit-bloom.md",
     "dedup": "dedup.md",

@@ -54,6 +54,7 @@ HARNESS_ERROR = 2
 # The suite's own seconds beside a submission's budget (its checks make their inputs and judge what came back,
 # untimed): the default --timeout is the budget and these.
 SUITE_SECONDS = 180.0
+UNGRADABLE_COSTS_ATTEMPT = "with --prairielearn: what does not compile or import scores 0, costing an attempt"
 # What stops a run before any work, each in one line.
 BEFORE_ANY_WORK = (
     SeedError,
@@ -80,6 +81,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(alice/dedup.py -> DIR/alice_dedup.py/results.json), and a digest of the path added where two would "
         "share a name (docs/reports.md)",
     )
+    parser.add_argument("--prairielearn", type=Path, metavar="DIR", help="write PrairieLearn's results.json into DIR")
+    parser.add_argument("--prairielearn-ungradable-costs-attempt", action="store_true", help=UNGRADABLE_COSTS_ATTEMPT)
     parser.add_argument(
         "--html", metavar="FILE", help="write the batch as one self-contained HTML page to FILE (plots, feedback)"
     )
@@ -251,6 +254,7 @@ def declare_outputs(outputs: Outputs, args: argparse.Namespace) -> None:
     outputs.file("--html", args.html)
     outputs.appended("--markdown", args.markdown)
     outputs.folder("--gradescope", args.gradescope)
+    outputs.folder("--prairielearn", args.prairielearn)
 
 
 def compared(args: argparse.Namespace, progress: Progress) -> similarity.Similarity | None:
@@ -362,8 +366,14 @@ def write_outputs(
         from dedup_harness.grade.reports import html  # matplotlib and Jinja2: imported only when a page is asked for
 
         outputs.put("--html", html.render(reports, summary, copies))
-    if args.gradescope:
+    platforms = [("--gradescope", gradescope.render)] if args.gradescope else []
+    if args.prairielearn:
+        from dedup_harness.grade.reports import prairielearn  # imported only when asked for, as html and sheet are
+
+        costs = args.prairielearn_ungradable_costs_attempt
+        platforms.append(("--prairielearn", lambda report: prairielearn.render(report, costs_attempt=costs)))
+    for option, render in platforms:
         for report in reports:
             folder = "." if len(reports) == 1 else folders[report.submission]
-            outputs.put_in_folder("--gradescope", f"{folder}/results.json", gradescope.render(report))
+            outputs.put_in_folder(option, f"{folder}/results.json", render(report))
     outputs.commit()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from dedup_harness.commands.arguments import SeedError, add_allow, add_hidden_seed, hidden_seed
@@ -21,6 +22,10 @@ HELP = "write the Gradescope autograder bundle (setup.sh, run_autograder, the ha
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", type=Path, metavar="OUT.zip", help="where to write the bundle")
+    add_options(parser)
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--weights", type=Path, metavar="FILE", help="points per check (TOML) for the bundle to use")
     parser.add_argument(
         "--python",
@@ -40,24 +45,30 @@ def _python_version(text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    with Outputs("gradescope-bundle") as outputs:
+    return bundled(args, "gradescope-bundle", "upload it as the autograder of a Gradescope programming assignment")
+
+
+def bundled(
+    args: argparse.Namespace, command: str, then: str, files: Callable[..., list[tuple[str, bytes]]] | None = None
+) -> int:
+    """Write the zip OUT.zip, or with ``files`` (the options of ``add_options`` -> its files) the folder DIR."""
+    with Outputs(command) as outputs:
         try:
-            outputs.file("OUT.zip", args.out)  # a folder, or a path in a missing folder, is refused here
+            if files is None:
+                outputs.file("OUT.zip", args.out)  # a folder, or a path in a missing folder, is refused here
+            else:
+                outputs.folder("DIR", args.out)
             if args.weights:
-                load_weights(args.weights)  # refuse a bad file now, not on Gradescope
-            print("gradescope-bundle: fetching the tested releases' wheels from pip's index", file=sys.stderr)
-            count = build(
-                outputs.path("OUT.zip"),
-                weights=args.weights,
-                python=args.python,
-                allowed=args.allow,
-                hidden_seed=hidden_seed(args, "dedup-harness gradescope-bundle"),
-            )
+                load_weights(args.weights)  # refuse a bad file now, not on the platform
+            print(f"{command}: fetching the tested releases' wheels from pip's index", file=sys.stderr)
+            seed = hidden_seed(args, f"dedup-harness {command}")
+            options = {"weights": args.weights, "python": args.python, "allowed": args.allow, "hidden_seed": seed}
+            written = files(**options) if files else []
+            for name, data in written:
+                outputs.put_in_folder("DIR", name, data)
+            count = len(written) if files else build(outputs.path("OUT.zip"), **options)
             outputs.commit()
         except (SeedError, WeightsError, OutputError, OSError, LookupError, WheelsError, PackagesError) as exc:
-            return fail("gradescope-bundle", exc)
-    print(
-        f"wrote {args.out} ({count} files): upload it as the autograder of a Gradescope programming assignment",
-        file=sys.stderr if outputs.stdout else sys.stdout,  # not after the zip's bytes on stdout
-    )
+            return fail(command, exc)
+    print(f"wrote {args.out} ({count} files): {then}", file=sys.stderr if outputs.stdout else sys.stdout)
     return 0

@@ -57,7 +57,7 @@ class _Output:
     mode: int | None = None  # REPLACE over an existing file: its mode, kept
     part: Path | None = None  # REPLACE: beside the target; THROUGH or STDOUT: a staged file, if any
     text: str | None = None  # what put() gave: written at commit (into the part, through, or to stdout)
-    files: dict[str, str] | None = None  # a folder output: relative path -> text
+    files: dict[str, str | bytes] | None = None  # a folder output: relative path -> text (or bytes)
     staged: list[tuple[Path, Path]] = field(default_factory=list)  # a folder output's (part, target)
 
     def where(self) -> str:
@@ -152,7 +152,7 @@ class Outputs:
         if output is not None and output.part is not None:
             output.part.unlink(missing_ok=True)
 
-    def put_in_folder(self, option: str, relative: str, text: str) -> None:
+    def put_in_folder(self, option: str, relative: str, text: str | bytes) -> None:
         """One file of folder output ``option``, at ``relative`` inside it."""
         files = self._outputs[option].files
         assert files is not None, f"{option} is not a folder output"
@@ -248,7 +248,7 @@ def _stage_folder(output: _Output, made: list[Path]) -> None:
                 made.append(folder)
         part = _new_part(target, output)
         output.staged.append((part, target))
-        part.write_text(text, encoding="utf-8", newline="")
+        part.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
 
 
 def _plan(option: str, given: str) -> _Output:

@@ -28,6 +28,7 @@ import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from packaging.utils import canonicalize_name
 
@@ -50,16 +51,19 @@ def python_now() -> str:
     return f"{sys.version_info.major}.{sys.version_info.minor}"
 
 
-def build(
-    out: Path,
+def build(out: Path, **options: Any) -> int:
+    """Write the bundle to ``out`` (``contents``' options); returns its file count."""
+    return _write_zip(out, contents(**options))
+
+
+def contents(
     *,
     weights: Path | None = None,
     python: str | None = None,
     allowed: Sequence[str] = (),
     hidden_seed: int | None = None,
-) -> int:
-    """Write the bundle to ``out`` for CPython ``python`` (this one's by default), with the packages ``allowed`` and
-    the course's ``hidden_seed``; returns its file count."""
+) -> list[tuple[str, bytes, bool]]:
+    """The files (name, bytes, executable) for CPython ``python`` (default: this one), ``allowed``, ``hidden_seed``."""
     python = python or python_now()
     tested = provenance(python)  # a dependency that is not installed here is a LookupError
     names = sorted({str(canonicalize_name(name)) for name in allowed})
@@ -81,8 +85,7 @@ def build(
         entries.append((ALLOWED, "".join(f"{name}\n" for name in names).encode(), False))
     if hidden_seed is not None:
         entries.append((HIDDEN_SEED, f"{hidden_seed:032x}\n".encode(), False))
-    _write_zip(out, entries)
-    return len(entries)
+    return entries
 
 
 def stage_source(folder: Path) -> None:
@@ -96,7 +99,7 @@ def _provenance_json(version: str, python: str, dependencies: tuple[str, ...], d
     return (json.dumps(document, indent=2) + "\n").encode()
 
 
-def _write_zip(out: Path, entries: list[tuple[str, bytes, bool]]) -> None:
+def _write_zip(out: Path, entries: list[tuple[str, bytes, bool]]) -> int:
     """The zip at ``out`` (the command's part file: it is renamed into place when the run succeeds)."""
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
         for name, data, executable in sorted(entries):
@@ -104,3 +107,4 @@ def _write_zip(out: Path, entries: list[tuple[str, bytes, bool]]) -> None:
             info.external_attr = ((0o755 if executable else 0o644) | stat.S_IFREG) << 16
             info.compress_type = zipfile.ZIP_DEFLATED
             archive.writestr(info, data)
+    return len(entries)
