@@ -33,6 +33,7 @@ INSERT_NAMES = ("insert", "add", "put")
 CONTAINS_NAMES = ("contains", "__contains__", "might_contain")
 M_NAMES = ("m", "num_bits", "size_in_bits", "bit_count", "m_bits")
 K_NAMES = ("k", "num_hashes", "hash_count", "num_slices", "hashes")
+UNREAD = "bits not read: judged by the rate"
 FAMILIES = tuple(dict.fromkeys(family for family, _, _ in RATE_SIZED_GRID))
 
 
@@ -77,7 +78,8 @@ class AnyFilterAdapter(NamedCallsAdapter):
         if driving.index is not None and not callable(self._indexes):
             raise TypeError(f"{type(built).__name__} has no method {driving.index!r} (given as its index function)")
         self.has_indexes = callable(self._indexes)
-        self.watch = None if self.has_indexes else BitArrayWatch(built, only=driving.bits)
+        m = self.bits_to_reach()
+        self.watch = None if self.has_indexes or m is None else BitArrayWatch(built, m, only=driving.bits)
 
     def bit_indexes(self, item: bytes) -> list[int]:
         if self._indexes is None:
@@ -91,18 +93,9 @@ class AnyFilterAdapter(NamedCallsAdapter):
         bits = self.watch.read() if self.watch is not None else None
         return None if bits is None else set(bits)
 
-    def storage_bits(self) -> int | None:
-        chosen = self.watch.chosen if self.watch is not None else None
-        return chosen.size if chosen is not None else None
-
     def bits_to_reach(self) -> int | None:
-        """Its own m; else the m it was built with; else the room in the holder its bits were found in."""
-        if self.m is not None or self.given_m is not None:
-            return self.m if self.m is not None else self.given_m
-        if self.watch is not None and self.watch.holders:
-            sizes = {h.size for h in self.watch.holders if h.size is not None}
-            return sizes.pop() if len(sizes) == 1 else None
-        return None
+        """Its own m, else the m it was built with: the bits its bit array must account for to be read."""
+        return self.m if self.m is not None else self.given_m
 
     def read_from(self) -> str:
         if self.has_indexes:
@@ -112,10 +105,8 @@ class AnyFilterAdapter(NamedCallsAdapter):
     def unread(self) -> str:
         index = f"no method {DEFAULT_INDEX} (name its index function with index=)"
         if self.watch is None:
-            return f"{index}, and no bits could be read"
-        if self.bits_to_reach() is None:
-            return f"{index}; it shows no m and its bits hold no size, so no count of bits to reach"
-        return f"{index}, and no bits: {self.watch.tried()}"
+            return f"{UNREAD}: {index}, and it shows no m ({', '.join(M_NAMES)}) for its bits to account for"
+        return f"{UNREAD}: {index}, and {self.watch.tried()}"
 
 
 class AnyFilterTarget(Target):

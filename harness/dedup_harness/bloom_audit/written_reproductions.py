@@ -150,16 +150,10 @@ def _bit_array(adapter: AnyFilterAdapter, items: int) -> Holder | None:
 
 
 def _count(value: str, kind: str) -> str:
-    """An expression counting the set bits of the holder at ``value``."""
+    """An expression counting the set bits of the holder at ``value``: one int, or the words it iterates over."""
     if kind == "int":
         return f"bin({value}).count('1')"
-    if kind in ("set", "frozenset"):
-        return f"len({value})"
-    if kind in ("list", "tuple"):
-        return f"sum({value})"
-    if kind == "bitarray":
-        return f"{value}.count()"
-    return f"sum(bin(byte).count('1') for byte in memoryview({value}).cast('B'))"
+    return f"sum(bin(word).count('1') for word in {value})"
 
 
 def _false_negatives(row: CaseReport, adapter: AnyFilterAdapter, built: str) -> str:
