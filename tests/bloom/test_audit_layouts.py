@@ -34,7 +34,8 @@ class Words:
         self._state = {"words": [0] * -(-self.m // self.WIDTH), "added": 0}
 
     def _where(self, item):
-        return [self.reduce(int.from_bytes(hashlib.sha256(bytes([i]) + item).digest()[:8], "big")) for i in range(self.k)]
+        hashes = (hashlib.sha256(bytes([i]) + item).digest()[:8] for i in range(self.k))
+        return [self.reduce(int.from_bytes(h, "big")) for h in hashes]
 
     def reduce(self, h):
         return h % self.m

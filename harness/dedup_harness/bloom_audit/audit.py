@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from dedup_harness.bloom_audit import rate_shape
@@ -57,6 +57,7 @@ class CaseReport:
     tolerated: int = 0
     verdict: str = NA  # pass, fail, or n/a when the filter's API cannot express the case
     checks: list[CheckResult] = field(default_factory=list)
+    refused: str = ""  # the filter's own refusal the reach probe met (an insert past capacity), in words
 
     @classmethod
     def of(cls, case: Case, **measured: Any) -> CaseReport:
@@ -107,12 +108,15 @@ def audit_case(
     tag = f"{seed}:{target.name}:{case.label}:{case.control}"
     try:
         adapter = target.build(case)
-    except CaseRefused as refused:
-        return not_applicable(case, str(refused))
-    promise = target.promise(case, adapter)
-    reacher = target.build(case)  # a filter of its own: the reach probe fills it
-    reach = probe_reach(reacher, f"{tag}:reach")
-    probe = probe_capacity(lambda: target.build(case), tag, case.capacity, queries)
+        promise = target.promise(case, adapter)
+        reacher = target.build(case)  # a filter of its own: the reach probe fills it
+        reach = probe_reach(reacher, f"{tag}:reach", case.capacity)
+        probe = probe_capacity(lambda: target.build(case), tag, case.capacity, queries)
+    except CaseRefused as documented:
+        return not_applicable(case, str(documented))
+    except Exception as exc:  # the filter's own refusal (a size, the audit's bytes items): said, not raised
+        refused = f"refused the case ({type(exc).__name__}: {exc})"
+        return replace(not_applicable(case, f"it {refused}"), refused=refused)
     checks = [
         check_sizing(adapter, promise),
         check_k(adapter, promise, case),
@@ -141,6 +145,7 @@ def audit_case(
         tolerated=tolerated_hits(probe.queries, promise.rate, alpha),
         verdict="fail" if any(c.status == FAIL for c in checks) else "pass",
         checks=checks,
+        refused=reach.refused if reach is not None else "",
     )
 
 
@@ -186,7 +191,7 @@ def audit(
         if on_case is not None:
             on_case(case)
     rows = rate_shape.named_by_shape(rows, alpha)
-    findings, notes = findings_of(rows), target.notes() + storage_notes(rows)
+    findings, notes = findings_of(rows), target.notes() + storage_notes(rows) + refusal_notes(rows)
     repros = target.reproductions(rows, [f.cause for f in findings + notes])
     return AuditReport(target.name, target.description, target.size_unit, rows, findings, notes, target.version, repros)
 
@@ -202,6 +207,18 @@ def storage_notes(rows: list[CaseReport]) -> list[Finding]:
         f"{worst.allocated_bits:,} bits ({_storage_ratio(worst):.2f}x); the bits past m are never set"
     )
     return [Finding("bit array larger than the bits it uses", len(wasteful), example)]
+
+
+def refusal_notes(rows: list[CaseReport]) -> list[Finding]:
+    """What the filter refused the audit, each kind once: a case goes on with what it took, or is n/a."""
+    first: dict[str, CaseReport] = {}
+    for row in rows:
+        if row.refused and not row.control:
+            first.setdefault(row.refused.split(" after ")[0].split(" (")[0], row)
+    return [
+        Finding(kind, sum(r.refused.startswith(kind) for r in rows), f"{row.case}: it {row.refused}")
+        for kind, row in first.items()
+    ]
 
 
 def _storage_ratio(row: CaseReport) -> float:

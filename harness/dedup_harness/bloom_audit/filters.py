@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from functools import partial
 from importlib.metadata import PackageNotFoundError, version
@@ -97,6 +98,20 @@ _BUILTIN: dict[str, tuple[Callable[[], Target], str]] = {
     **{library.name: _package(library) for library in PACKAGE_TARGETS},
 }
 TARGET_NAMES = tuple(_BUILTIN)
+# A library's own class named as a filter is audited as its built-in target, with what the audit knows of it
+KNOWN_CLASSES = {
+    "datatrove.pipeline.dedup.bloom_filter.SingleBloomFilter": "datatrove",
+    **{f"{library.module}.{library.adapter.constructor}": library.name for library in PACKAGE_TARGETS},
+}
+
+
+def known_target(build: Any) -> Target | None:
+    """The built-in target of a library's class given as a filter (``pybloom_live.BloomFilter``); None for others."""
+    for path, name in KNOWN_CLASSES.items():
+        module, _, attribute = path.rpartition(".")
+        if getattr(sys.modules.get(module), attribute, None) is build:
+            return resolve_target(name)
+    return None
 
 
 def resolve_target(spec: str, driving: Driving | None = None) -> Target:
@@ -109,6 +124,9 @@ def resolve_target(spec: str, driving: Driving | None = None) -> Target:
             raise TargetError(f"{spec} is not installed ({exc}); install it with: pip install {install}") from exc
     if loading.is_spec(spec):
         build, located = loading.load(spec)
+        known = known_target(build)
+        if known is not None:
+            return known
         spelling = spelling_of(build, str(located.folder) if located.file else None)
         return AnyFilterTarget(build, spec, driving or Driving(), spelling=spelling)
     names = ", ".join(TARGET_NAMES)

@@ -33,6 +33,7 @@ class PackageAdapter(NamedCallsAdapter):
     """
 
     module = ""  # the module the package installs
+    constructor = "BloomFilter"  # its filter class, as the module exports it
     calls: tuple[str, str, str | None] = ("add", "__contains__", None)  # insert, contains, batch insert
     size_names = ("", "")  # the attributes that hold its m and its k, where it has such attributes
 
@@ -41,7 +42,7 @@ class PackageAdapter(NamedCallsAdapter):
         self.m, self.k = self.sizes()
 
     def construct(self, module: Any, capacity: int, error_rate: float) -> Any:
-        return module.BloomFilter(capacity, error_rate)
+        return getattr(module, self.constructor)(capacity, error_rate)
 
     def sizes(self) -> tuple[int, int | None]:
         """Its bit count and k, as the filter reports them."""
@@ -52,7 +53,7 @@ class PackageAdapter(NamedCallsAdapter):
 class RbloomAdapter(PackageAdapter):
     """rbloom's ``Bloom``. Its k and bits are read from ``save_bytes()``: an 8-byte little-endian k, then the bits."""
 
-    module = "rbloom"
+    module, constructor = "rbloom", "Bloom"
     calls = ("add", "__contains__", "update")
 
     def __init__(self, capacity: int, error_rate: float, *, own_hash: bool = False) -> None:

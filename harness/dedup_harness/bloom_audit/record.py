@@ -117,7 +117,8 @@ def speeds_of_json(document: dict[str, Any]) -> list[Throughput]:
 
 def _row(row: dict[str, Any]) -> CaseReport:
     names = {f.name for f in fields(CaseReport)} - {"checks"}
-    return CaseReport(**{name: row[name] for name in names}, checks=[CheckResult(**c) for c in row["checks"]])
+    known = {name: row[name] for name in names if name in row}  # a field newer than the record keeps its default
+    return CaseReport(**known, checks=[CheckResult(**c) for c in row["checks"]])
 
 
 def _report(entry: dict[str, Any]) -> AuditReport:
