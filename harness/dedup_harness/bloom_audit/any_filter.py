@@ -1,12 +1,8 @@
 """A filter of any class, the caller's own: built by its class or a factory, and read through what it shows.
 
-The audit builds it one of two ways (``takes``): from a capacity and an error rate, as
-``build(capacity, error_rate)``, or from a bit count and a hash count, as ``build(m_bits, k)``. It
-drives it through the methods it has (insert, add or put; contains, ``in`` or might_contain) and reads
-back its m and k from the first attribute of the usual names. Reachability is measured from its index
-function where it has one (``bit_indexes``, or any name given as ``index``), else from the bits it
-sets (``bit_sources``: an attribute, or its pickle state; ``bits`` names the attribute when the watch
-should not choose); where neither can be read, the report says what was tried.
+Built as ``build(capacity, error_rate)`` or ``build(m_bits, k)`` (``takes``), driven through the methods
+it has, its m and k read from the first attribute of the usual names; reachability from its index
+function, else from its bits (``bit_sources``), else judged by the rate, saying what was tried.
 """
 
 from __future__ import annotations
@@ -74,7 +70,7 @@ class AnyFilterAdapter(NamedCallsAdapter):
         self.m_name, self.m = _int_attribute(built, M_NAMES)
         self.k_name, self.k = _int_attribute(built, K_NAMES)
         self.index_name = driving.index or (DEFAULT_INDEX if hasattr(built, DEFAULT_INDEX) else None)
-        self._indexes = getattr(built, self.index_name, None) if self.index_name else None
+        self._indexes: Any = getattr(built, self.index_name, None) if self.index_name else None
         if driving.index is not None and not callable(self._indexes):
             raise TypeError(f"{type(built).__name__} has no method {driving.index!r} (given as its index function)")
         self.has_indexes = callable(self._indexes)
@@ -82,9 +78,7 @@ class AnyFilterAdapter(NamedCallsAdapter):
         self.watch = None if self.has_indexes or m is None else BitArrayWatch(built, m, only=driving.bits)
 
     def bit_indexes(self, item: bytes) -> list[int]:
-        if self._indexes is None:
-            return super().bit_indexes(item)
-        return [int(b) for b in self._indexes(item)]
+        return [int(b) for b in self._indexes(item)]  # asked only where it has them (has_indexes)
 
     def shows_bits(self) -> bool:
         return self.watch is not None and bool(self.watch.holders)

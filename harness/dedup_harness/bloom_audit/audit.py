@@ -6,25 +6,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from dedup_harness.bloom_audit import filter_checks as checking
 from dedup_harness.bloom_audit import rate_shape
 from dedup_harness.bloom_audit.adapters import CaseRefused
 from dedup_harness.bloom_audit.binomial import ALPHA, tolerated_hits
 from dedup_harness.bloom_audit.cases import Case
-from dedup_harness.bloom_audit.filter_checks import (
-    FAIL,
-    NA,
-    PASS,
-    QUERIES,
-    CheckResult,
-    Finding,
-    check_delivered_rate,
-    check_false_negatives,
-    check_k,
-    check_reachability,
-    check_sizing,
-    probe_capacity,
-    probe_reach,
-)
+from dedup_harness.bloom_audit.filter_checks import FAIL, NA, PASS, QUERIES, CheckResult, Finding
 from dedup_harness.bloom_audit.formulas import optimal_k
 from dedup_harness.bloom_audit.reproductions import Reproduction
 from dedup_harness.bloom_audit.target import Target
@@ -110,30 +97,27 @@ def audit_case(
         adapter = target.build(case)
         promise = target.promise(case, adapter)
         reacher = target.build(case)  # a filter of its own: the reach probe fills it
-        reach = probe_reach(reacher, f"{tag}:reach", case.capacity)
-        probe = probe_capacity(lambda: target.build(case), tag, case.capacity, queries)
+        reach = checking.probe_reach(reacher, f"{tag}:reach", case.capacity)
+        probe = checking.probe_capacity(lambda: target.build(case), tag, case.capacity, queries)
     except CaseRefused as documented:
         return not_applicable(case, str(documented))
     except Exception as exc:  # the filter's own refusal (a size, the audit's bytes items): said, not raised
         refused = f"refused the case ({type(exc).__name__}: {exc})"
         return replace(not_applicable(case, f"it {refused}"), refused=refused)
     checks = [
-        check_sizing(adapter, promise),
-        check_k(adapter, promise, case),
-        check_reachability(reacher, reach, alpha),
-        check_false_negatives(probe),
-        check_delivered_rate(probe, promise, adapter, case, alpha),
+        checking.check_sizing(adapter, promise),
+        checking.check_k(adapter, promise, case),
+        checking.check_reachability(reacher, reach, alpha),
+        checking.check_false_negatives(probe),
+        checking.check_delivered_rate(probe, promise, adapter, case, alpha),
     ]
-    if reach is None:
-        reachable, how = None, "n/a"
-    else:
-        reachable = reach.seen
-        how = "all" if reach.seen == adapter.m else "saturated" if reach.saturated else "at least"
+    seen = reach.seen if reach is not None else None
+    how = "n/a" if reach is None else "all" if seen == adapter.m else "saturated" if reach.saturated else "at least"
     return CaseReport.of(
         case,
         allocated_bits=adapter.m,
         storage_bits=reacher.storage_bits(),
-        reachable_bits=reachable,
+        reachable_bits=seen,
         reachable_how=how,
         k=adapter.k,
         implied_k=_implied_k(case, promise.k, adapter.m),

@@ -1,18 +1,11 @@
 """Where the bits of a filter that shows no index function can be read, and which holder is its bit array.
 
-What is read, and nothing else: the filter's attributes (its ``__dict__`` and ``__slots__``), the
-attributes of the objects they hold (two levels down), and the state it hands pickle: the value of
-``__reduce_ex__(4)``, the call ``pickle.dumps`` makes, walked the same way. Nothing is unpickled, no
-file is written and no other method of the filter is called.
-
-A holder is read only where it is the whole bit array of the filter's m bits, with no guess: its length
-times its element's width accounts for m, less than one element to spare. That is a bytes-like object
-(bytes, bytearray, memoryview, array.array, a numpy array: its items' width; bit b is bit ``b % 8`` of
-byte ``b // 8``, the lowest first), a bitarray of m bits, an int below ``2**m``, or a list or tuple of
-ints, each a word of 1, 8, 32 or 64 bits. One int of a list is never taken for the filter: a list is
-read whole or not at all. Which holder is the bit array is seen rather than guessed from a name: a
-Bloom filter never clears a bit, so its bit array is a holder whose set bits only ever grow as items go
-in; of those, the one that has grown the most.
+Read, and nothing else: its attributes (``__dict__``, ``__slots__``) two levels down, and the state it
+hands pickle (``__reduce_ex__(4)``, never unpickled), walked the same way. A holder is read only where it
+is the whole array of the filter's m bits, with no guess: its length times its element's width accounts
+for m, less than one element to spare (bytes-like, a bitarray, an int below ``2**m``, a list of 1-, 8-,
+32- or 64-bit ints; one int of a list is never taken for the filter). A Bloom filter never clears a bit,
+so its bit array is a holder whose set bits only grow as items go in; of those, the one grown the most.
 """
 
 from __future__ import annotations

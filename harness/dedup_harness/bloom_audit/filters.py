@@ -15,7 +15,7 @@ from dedup_harness.bloom_audit.any_filter import AnyFilterTarget, Driving
 from dedup_harness.bloom_audit.cases import DATATROVE_GRID, DATATROVE_SCENARIOS, Case, Promise
 from dedup_harness.bloom_audit.filter_checks import Finding
 from dedup_harness.bloom_audit.formulas import textbook_rate
-from dedup_harness.bloom_audit.package_targets import PACKAGE_TARGETS, Library, PackageTarget
+from dedup_harness.bloom_audit.package_targets import PACKAGE_TARGETS, PackageTarget
 from dedup_harness.bloom_audit.target import Target, TargetError
 from dedup_harness.bloom_audit.written_reproductions import spelling_of
 from dedup_harness.core import bloom_sizing
@@ -53,7 +53,8 @@ class DatatroveTarget(Target):
         self.module = importlib.import_module("datatrove.pipeline.dedup.bloom_filter")
         self.version = version("datatrove")
         self.description = f"datatrove {self.version} SingleBloomFilter ({self.module.__file__})"
-        _quiet_datatrove_logging()
+        # datatrove logs through loguru on every construction; the audit prints its own table.
+        importlib.import_module("loguru").logger.disable("datatrove")
 
     def cases(self) -> list[Case]:
         shipped = [Case(family, size, round(size * 8 / 9.6)) for family, size in DATATROVE_GRID]
@@ -83,19 +84,13 @@ class DatatroveTarget(Target):
         return datatrove_mask.datatrove_notes(self.module)
 
 
-def _quiet_datatrove_logging() -> None:
-    # datatrove logs through loguru on every construction; the audit prints its own table.
-    importlib.import_module("loguru").logger.disable("datatrove")
-
-
-def _package(library: Library) -> tuple[Callable[[], Target], str]:
-    return partial(PackageTarget, library), f"{library.name} (the audit extra pins the release audited)"
-
-
 _BUILTIN: dict[str, tuple[Callable[[], Target], str]] = {
     "reference": (ReferenceTarget, ""),
     "datatrove": (DatatroveTarget, "datatrove==0.10.1 regex tokenizers 'xxhash<4'"),
-    **{library.name: _package(library) for library in PACKAGE_TARGETS},
+    **{
+        lib.name: (partial(PackageTarget, lib), f"{lib.name} (the audit extra pins the release audited)")
+        for lib in PACKAGE_TARGETS
+    },
 }
 TARGET_NAMES = tuple(_BUILTIN)
 # A library's own class named as a filter is audited as its built-in target, with what the audit knows of it

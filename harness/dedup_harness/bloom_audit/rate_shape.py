@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from dedup_harness.bloom_audit.binomial import lowest_rate
-from dedup_harness.bloom_audit.filter_checks import FAIL, NA, CheckResult
+from dedup_harness.bloom_audit.filter_checks import FAIL, NA
 from dedup_harness.bloom_audit.formulas import bits_for_rate
 
 if TYPE_CHECKING:  # audit.py calls this module on its rows
@@ -72,14 +72,10 @@ def _named(row: CaseReport, cause: str, alpha: float) -> CaseReport:
         if most is not None
         else "; k is hidden, so the bits in use cannot be bounded"
     )
-    checks = [_with(c, cause, bound) for c in row.checks]
+    checks = [
+        replace(c, cause=cause, reason=c.reason + bound) if c.check == "delivered rate" else c for c in row.checks
+    ]
     return replace(row, checks=checks, reachable_bits=most, reachable_how=HOW if most is not None else "n/a")
-
-
-def _with(check: CheckResult, cause: str, bound: str) -> CheckResult:
-    if check.check == "delivered rate":
-        return replace(check, cause=cause, reason=check.reason + bound)
-    return check
 
 
 def _status(row: CaseReport, check: str) -> str:

@@ -1,10 +1,8 @@
 """What changed since the recorded run: verdicts compared case by case, with the release each was found on.
 
-The record is a ``--json`` document (docs/bloom-audit.json keeps the one the docs describe). A new
-release that fixes a fault, or brings one, shows as a case whose verdict or causes changed; a
-library the record does not know shows as new. Only the libraries in this run are compared. The
-record also reads back whole (``reports_of_json``, ``speeds_of_json``): the results page is written
-from it, and tests draw real results from it with no library installed.
+The record is a ``--json`` document (docs/bloom-audit.json). A release that fixes a fault or brings one
+shows as a case whose verdict or causes changed; only the libraries in this run are compared. The record
+also reads back whole: the results page is written from it, and tests draw real results from it.
 """
 
 from __future__ import annotations

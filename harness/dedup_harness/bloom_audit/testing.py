@@ -1,25 +1,12 @@
-"""audit-bloom in a filter's own tests: audit a class or factory, or assert in one line that it keeps its promise.
+"""audit-bloom in a filter's own tests: ``assert_filter_ok(BloomFilter)`` in one line, or ``audit_filter``.
 
-    from dedup_harness.bloom_audit.testing import assert_filter_ok
-
-    def test_the_filter_keeps_its_promise_at_every_size():
-        assert_filter_ok(BloomFilter)
-
-``audit_filter`` returns the audit (each case's verdict, each fault with its reproduction);
-``assert_filter_ok`` raises ``FilterAuditFailed``, an AssertionError whose message is the audit's
-table, its faults and each fault's minimal reproduction, when any case fails or none could be measured.
-
-A filter named at module level is audited in a child process under PYTHONHASHSEED=0, with the
-caller's sys.path, and its audit read back as the ``--json`` document: Python salts ``hash()`` per
-process, so a filter hashing with it (rbloom's default, or ``hash(item)`` of its own) would give
-other numbers in every run. A lambda or a local factory cannot be named to a child: it is audited
-here, and its numbers repeat only where the caller fixed PYTHONHASHSEED.
-
-A plain function rather than a pytest plugin or fixture: the audit needs nothing of pytest's, so
-nothing of ours has to be loaded into the maintainer's run for it to work (it works the same with
-plugin autoloading off, and under unittest). The one plugin the distribution registers (``--impl``,
-for the course's suite) only adds its option; this module imports the audit and rich, nothing else of
-the harness.
+``assert_filter_ok`` raises ``FilterAuditFailed`` (an AssertionError: the table, the faults and their
+reproductions) unless every case passed. A plain function, not a pytest plugin or fixture: nothing of
+ours has to be loaded into the maintainer's run (it works with plugin autoloading off, and under
+unittest); this module imports the audit and rich, nothing else of the harness. A filter named at
+module level is audited in a child process under PYTHONHASHSEED=0: Python salts ``hash()`` per
+process, so a filter hashing with it (rbloom's default) would give other numbers in every run. A
+lambda or a local factory cannot be named to a child, and is audited here.
 """
 
 from __future__ import annotations
@@ -93,20 +80,17 @@ def audit_filter(
         return audit(known, cases=cases, seed=seed, queries=queries, alpha=alpha)
     options: dict[str, Any] = {"takes": takes, "index": index, "bits": bits, "families": families, "name": label}
     options |= {"seed": seed, "queries": queries, "alpha": alpha}
-    spec = _spec(build)
-    in_child = _audited_in_child(spec, options) if spec else None
+    in_child = _audited_in_child(_name_of(build), options) if _nameable(build) else None
     if in_child is not None:
         return in_child
     target = AnyFilterTarget(build, label, Driving(takes, index, bits), families)
     return audit(target, seed=seed, queries=queries, alpha=alpha)
 
 
-def _spec(build: Callable[..., Any]) -> str | None:
-    """``module:name`` where a child can import ``build`` and its hashes would not repeat here; else None."""
-    module, name = getattr(build, "__module__", None), getattr(build, "__qualname__", "")
-    if os.environ.get("PYTHONHASHSEED") == HASH_SEED or module in (None, "__main__") or "<" in name:
-        return None
-    return f"{module}:{name}"
+def _nameable(build: Callable[..., Any]) -> bool:
+    """Whether a child can import ``build`` by its name, where its hashes would not repeat here."""
+    module, name = getattr(build, "__module__", None), getattr(build, "__qualname__", "<")
+    return os.environ.get("PYTHONHASHSEED") != HASH_SEED and module not in (None, "__main__") and "<" not in name
 
 
 def _audited_in_child(spec: str, options: dict[str, Any]) -> AuditReport | None:
@@ -116,10 +100,10 @@ def _audited_in_child(spec: str, options: dict[str, Any]) -> AuditReport | None:
     ran = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
     if ran.returncode == UNIMPORTABLE:
         return None
-    lines = ran.stdout.splitlines()
-    answer = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {"failed": ran.stderr[-3000:]}
-    if "targets" not in answer:
-        raise TargetError(answer.get("error") or f"the audit's child process failed:\n{answer['failed']}")
+    last = (ran.stdout.splitlines() or [""])[-1]
+    answer = json.loads(last) if last.startswith("{") else {"error": f"the audit's child failed:\n{ran.stderr[-3000:]}"}
+    if "error" in answer:
+        raise TargetError(answer["error"])
     return reports_of_json(answer)[0]
 
 
