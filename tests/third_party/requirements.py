@@ -21,11 +21,6 @@ def require(module: str) -> ModuleType:
     return pytest.importorskip(module, reason=f"{module} is installed by `tox -e audit`")
 
 
-def failures(report: AuditReport) -> dict[str, list[str]]:
-    """The failing cases of an audit and their causes."""
-    return {row.case: row.causes for row in report.rows if row.verdict == "fail"}
-
-
 def unreproduced(report: AuditReport) -> set[str]:
     """The faults an audit found that have no recorded reproduction."""
     found = {finding.cause for finding in report.findings + report.notes}
