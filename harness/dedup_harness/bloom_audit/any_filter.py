@@ -16,7 +16,7 @@ from dedup_harness.bloom_audit.bit_sources import BitArrayWatch
 from dedup_harness.bloom_audit.cases import RATE_SIZED_GRID, Case, Promise, rate_sized_cases
 from dedup_harness.bloom_audit.formulas import textbook_rate
 from dedup_harness.bloom_audit.reproductions import Reproduction
-from dedup_harness.bloom_audit.target import Target, TargetError
+from dedup_harness.bloom_audit.target import AuditTarget, TargetError
 from dedup_harness.bloom_audit.written_reproductions import Spelling, spelling_of, write
 from dedup_harness.core import bloom_sizing
 
@@ -103,7 +103,7 @@ class AnyFilterAdapter(NamedCallsAdapter):
         return f"{UNREAD}: {index}, and {self.watch.tried()}"
 
 
-class AnyFilterTarget(Target):
+class AnyFilterTarget(AuditTarget):
     """The caller's filter class or factory, audited at the rate-sized grid (or the families named)."""
 
     def __init__(

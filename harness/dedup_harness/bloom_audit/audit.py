@@ -14,7 +14,7 @@ from dedup_harness.bloom_audit.cases import Case
 from dedup_harness.bloom_audit.filter_checks import FAIL, NA, PASS, QUERIES, CheckResult, Finding
 from dedup_harness.bloom_audit.formulas import optimal_k
 from dedup_harness.bloom_audit.reproductions import Reproduction
-from dedup_harness.bloom_audit.target import Target
+from dedup_harness.bloom_audit.target import AuditTarget
 
 CHECKS = ("sizing", "k", "reachability", "no false negatives", "delivered rate")
 
@@ -86,7 +86,7 @@ def overall_verdict(rows: Iterable[CaseReport]) -> str:
 
 
 def audit_case(
-    target: Target, case: Case, *, seed: int = 0, queries: int = QUERIES, alpha: float = ALPHA
+    target: AuditTarget, case: Case, *, seed: int = 0, queries: int = QUERIES, alpha: float = ALPHA
 ) -> CaseReport:
     """All five checks on one case: a fresh filter for the capacity probe and another for reachability.
 
@@ -160,7 +160,7 @@ def findings_of(rows: list[CaseReport]) -> list[Finding]:
 
 
 def audit(
-    target: Target,
+    target: AuditTarget,
     *,
     seed: int = 0,
     on_case: Callable[[Case], None] | None = None,

@@ -16,12 +16,12 @@ from dedup_harness.bloom_audit.cases import DATATROVE_GRID, DATATROVE_SCENARIOS,
 from dedup_harness.bloom_audit.filter_checks import Finding
 from dedup_harness.bloom_audit.formulas import textbook_rate
 from dedup_harness.bloom_audit.package_targets import PACKAGE_TARGETS, PackageTarget
-from dedup_harness.bloom_audit.target import Target, TargetError
+from dedup_harness.bloom_audit.target import AuditTarget, TargetError
 from dedup_harness.bloom_audit.written_reproductions import spelling_of
 from dedup_harness.core import bloom_sizing
 
 
-class ReferenceTarget(Target):
+class ReferenceTarget(AuditTarget):
     """The reference ``corpus.bloom.BloomFilter``, or a class with its API (``cls``)."""
 
     name = "reference"
@@ -43,7 +43,7 @@ class ReferenceTarget(Target):
         return Promise(m, k, rate, "the course's m and k, and the Bloom rate at that m and k")
 
 
-class DatatroveTarget(Target):
+class DatatroveTarget(AuditTarget):
     """datatrove's ``SingleBloomFilter``, as installed; control rows correct only line 147."""
 
     name = "datatrove"
@@ -84,7 +84,7 @@ class DatatroveTarget(Target):
         return datatrove_mask.datatrove_notes(self.module)
 
 
-_BUILTIN: dict[str, tuple[Callable[[], Target], str]] = {
+_BUILTIN: dict[str, tuple[Callable[[], AuditTarget], str]] = {
     "reference": (ReferenceTarget, ""),
     "datatrove": (DatatroveTarget, "datatrove==0.10.1 regex tokenizers 'xxhash<4'"),
     **{
@@ -100,7 +100,7 @@ KNOWN_CLASSES = {
 }
 
 
-def known_target(build: Any) -> Target | None:
+def known_target(build: Any) -> AuditTarget | None:
     """The built-in target of a library's class given as a filter (``pybloom_live.BloomFilter``); None for others."""
     for path, name in KNOWN_CLASSES.items():
         module, _, attribute = path.rpartition(".")
@@ -109,7 +109,7 @@ def known_target(build: Any) -> Target | None:
     return None
 
 
-def resolve_target(spec: str, driving: Driving | None = None) -> Target:
+def resolve_target(spec: str, driving: Driving | None = None) -> AuditTarget:
     """The target named by ``spec``: a built-in name, ``module:Class`` or ``path/to/file.py:Class``."""
     if spec in _BUILTIN:
         factory, install = _BUILTIN[spec]

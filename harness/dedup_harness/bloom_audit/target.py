@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # audit.py runs a target and hands it its rows
     from dedup_harness.bloom_audit.audit import CaseReport
 
 
-class Target:
+class AuditTarget:
     """A filter family under audit."""
 
     name = ""
