@@ -9,7 +9,8 @@ import pytest
 
 from dedup_harness.bloom_audit import rate_shape
 from dedup_harness.bloom_audit.any_filter import AnyFilterTarget, Driving
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport, audit
+from dedup_harness.bloom_audit.audit import audit
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
 from dedup_harness.bloom_audit.target import TargetError
 
 from . import shown_filters

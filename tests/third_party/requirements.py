@@ -8,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from dedup_harness.bloom_audit.audit import AuditReport
+from dedup_harness.bloom_audit.model import AuditReport
 
 REQUIRED = os.environ.get("DEDUP_HARNESS_REQUIRE_THIRD_PARTY") == "1"
 

@@ -9,19 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dedup_harness.bloom_audit.adapters import NamedCallsAdapter
 from dedup_harness.bloom_audit.bit_sources import BitArrayWatch
 from dedup_harness.bloom_audit.cases import RATE_SIZED_GRID, Case, Promise, rate_sized_cases
 from dedup_harness.bloom_audit.formulas import textbook_rate
+from dedup_harness.bloom_audit.model import CaseReport
 from dedup_harness.bloom_audit.reproductions import Reproduction
 from dedup_harness.bloom_audit.target import AuditTarget, TargetError
 from dedup_harness.bloom_audit.written_reproductions import Spelling, spelling_of, write
 from dedup_harness.core import bloom_sizing
-
-if TYPE_CHECKING:  # audit.py runs a target and hands it its rows
-    from dedup_harness.bloom_audit.audit import CaseReport
 
 TAKES = {"rate": "build(capacity, error_rate)", "bits": "build(m_bits, k)"}
 DEFAULT_INDEX = "bit_indexes"

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from markupsafe import Markup
 
 from dedup_harness.bloom_audit import html_compare, plot_axes
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
 from dedup_harness.bloom_audit.summary import family_summaries
 from dedup_harness.bloom_audit.throughput import Throughput
 from dedup_harness.core import pages, svg

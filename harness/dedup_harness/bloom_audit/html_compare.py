@@ -13,7 +13,7 @@ from markupsafe import Markup
 from matplotlib.ticker import EngFormatter
 
 from dedup_harness.bloom_audit import plot_axes
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
 from dedup_harness.bloom_audit.summary import formula_bits_per_item
 from dedup_harness.bloom_audit.throughput import Throughput
 from dedup_harness.core import svg

@@ -12,14 +12,11 @@ the most bits the filter can be using. That bound is the reachable count such a 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from dedup_harness.bloom_audit.binomial import lowest_rate
 from dedup_harness.bloom_audit.filter_checks import FAIL, NA
 from dedup_harness.bloom_audit.formulas import bits_for_rate
-
-if TYPE_CHECKING:  # audit.py calls this module on its rows
-    from dedup_harness.bloom_audit.audit import CaseReport
+from dedup_harness.bloom_audit.model import CaseReport
 
 HIGH = 0.5  # a rate at least this high at every size, while the promises go below LOW, is a few bits at most
 LOW = 0.1

@@ -12,8 +12,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.filter_checks import CheckResult, Finding
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
 from dedup_harness.bloom_audit.reproductions import Reproduction
 from dedup_harness.bloom_audit.throughput import Throughput
 

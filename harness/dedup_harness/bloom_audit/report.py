@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
 from dedup_harness.bloom_audit.record import Change
 from dedup_harness.bloom_audit.reproductions import Reproduction
 from dedup_harness.bloom_audit.summary import FamilySummary, family_summaries

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from dedup_harness.bloom_audit import record
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.filter_checks import FAIL
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
 from dedup_harness.bloom_audit.report import bits_per_item, number, rate, shown
 from dedup_harness.bloom_audit.summary import family_summaries
 from dedup_harness.bloom_audit.throughput import Throughput

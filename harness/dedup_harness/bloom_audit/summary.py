@@ -11,8 +11,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport, overall_verdict
 from dedup_harness.bloom_audit.filter_checks import FAIL
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport, overall_verdict
 from dedup_harness.core.bloom_sizing import LN2
 
 

@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any
 from dedup_harness.bloom_audit.bit_sources import Holder
 from dedup_harness.bloom_audit.filter_checks import FAIL, FILLS, MISS_EXPONENT
 from dedup_harness.bloom_audit.formulas import optimal_k
+from dedup_harness.bloom_audit.model import CaseReport
 from dedup_harness.bloom_audit.reproductions import Reproduction
 
 if TYPE_CHECKING:
     from dedup_harness.bloom_audit.any_filter import AnyFilterAdapter
-    from dedup_harness.bloom_audit.audit import CaseReport
 
 ITEM = "rng.randbytes(16)"
 

@@ -17,9 +17,10 @@ from rich.console import Console
 
 from dedup_harness.bloom_audit import datatrove_mask, loading, record, throughput
 from dedup_harness.bloom_audit.any_filter import TAKES, Driving
-from dedup_harness.bloom_audit.audit import AuditReport, audit
+from dedup_harness.bloom_audit.audit import audit
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
 from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, resolve_target
+from dedup_harness.bloom_audit.model import AuditReport
 from dedup_harness.bloom_audit.record import RecordError
 from dedup_harness.bloom_audit.report import (
     print_audit,
