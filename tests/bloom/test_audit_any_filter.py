@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from dedup_harness.bloom_audit import rate_shape
-from dedup_harness.bloom_audit.any_filter import AnyFilterTarget, Driving
+from dedup_harness.bloom_audit.any_filter import Driving
 from dedup_harness.bloom_audit.audit import audit
+from dedup_harness.bloom_audit.filters import AnyFilterTarget
 from dedup_harness.bloom_audit.model import AuditReport, CaseReport
 from dedup_harness.bloom_audit.target import TargetError
 

@@ -1,23 +1,25 @@
-"""The filters audit-bloom knows: how to build each at a case's size, and what its own sizing promises."""
+"""The filters audit-bloom audits, known or the caller's own: how to build each at a case, and what it promises."""
 
 from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from dedup_harness.bloom_audit import datatrove_mask, loading
 from dedup_harness.bloom_audit.adapters import BloomAdapter, DatatroveAdapter, ReferenceAdapter
-from dedup_harness.bloom_audit.any_filter import AnyFilterTarget, Driving
-from dedup_harness.bloom_audit.cases import DATATROVE_GRID, DATATROVE_SCENARIOS, Case, Promise
+from dedup_harness.bloom_audit.any_filter import FAMILIES, TAKES, AnyFilterAdapter, Driving
+from dedup_harness.bloom_audit.cases import DATATROVE_GRID, DATATROVE_SCENARIOS, Case, Promise, rate_sized_cases
 from dedup_harness.bloom_audit.filter_checks import Finding
 from dedup_harness.bloom_audit.formulas import textbook_rate
+from dedup_harness.bloom_audit.model import CaseReport
 from dedup_harness.bloom_audit.package_targets import PACKAGE_TARGETS, PackageTarget
+from dedup_harness.bloom_audit.reproductions import Reproduction
 from dedup_harness.bloom_audit.target import AuditTarget, TargetError
-from dedup_harness.bloom_audit.written_reproductions import spelling_of
+from dedup_harness.bloom_audit.written_reproductions import Spelling, spelling_of, write
 from dedup_harness.core import bloom_sizing
 
 
@@ -82,6 +84,74 @@ class DatatroveTarget(AuditTarget):
 
     def notes(self) -> list[Finding]:
         return datatrove_mask.datatrove_notes(self.module)
+
+
+class AnyFilterTarget(AuditTarget):
+    """The caller's filter class or factory, audited at the rate-sized grid (or the families named)."""
+
+    def __init__(
+        self,
+        build: Callable[..., Any],
+        name: str,
+        driving: Driving | None = None,
+        families: Sequence[str] | None = None,
+        spelling: Spelling | None = None,
+    ) -> None:
+        self.build_filter, self.name, self.driving = build, name, driving or Driving()
+        self.spelling = spelling or spelling_of(build)
+        self.families = _families(families)
+        self.description = f"constructed as {TAKES[self.driving.takes].replace('build', _short(build))}"
+        if self.driving.takes == "bits":
+            self.size_unit = "m (bits)"
+        try:  # a class that cannot be built or driven is the caller's error, not a failed audit
+            self.build(self.cases()[0])
+        except Exception as exc:
+            raise TargetError(f"{name} cannot be used as a Bloom filter: {type(exc).__name__}: {exc}") from exc
+
+    def cases(self) -> list[Case]:
+        rate_sized = [case for case in rate_sized_cases() if case.family in self.families]
+        if self.driving.takes == "rate":
+            return rate_sized
+        return [Case(c.family, c.size, c.capacity, k=bloom_sizing.hashes(c.size, c.capacity)) for c in rate_sized]
+
+    def build(self, case: Case) -> AnyFilterAdapter:
+        return AnyFilterAdapter(self.build_filter, self.driving, case)
+
+    def promise(self, case: Case, adapter: Any) -> Promise:
+        if self.driving.takes == "rate":
+            return super().promise(case, adapter)
+        assert case.k is not None
+        rate = textbook_rate(case.size, case.k, case.capacity)
+        return Promise(case.size, case.k, rate, "the Bloom rate of the m and k it was built with")
+
+    def reproductions(self, rows: Sequence[CaseReport], causes: Sequence[str]) -> list[Reproduction]:
+        """Written for this filter from the rows, and each run once (``written_reproductions``)."""
+
+        def build(row: CaseReport) -> AnyFilterAdapter:
+            return self.build(Case(row.family, row.size, row.capacity, row.asked_rate, row.given_k))
+
+        return write(rows, causes, self.spelling, build, takes=self.driving.takes, target=self.name)
+
+    def throughput_case(self, capacity: int, error_rate: float) -> tuple[Case, str]:
+        if self.driving.takes == "rate":
+            return super().throughput_case(capacity, error_rate)
+        m = bloom_sizing.bits(capacity, error_rate)
+        k = bloom_sizing.hashes(m, capacity)
+        return Case("throughput", m, capacity, k=k), f"m = {m:,}, k = {k} for n = {capacity:,}"
+
+
+def _families(names: Sequence[str] | None) -> tuple[str, ...]:
+    if names is None:
+        return FAMILIES
+    unknown = [name for name in names if name not in FAMILIES]
+    if unknown or not names:
+        raise TargetError(f"size families {unknown or '(none)'}: expected some of {', '.join(FAMILIES)}")
+    return tuple(names)
+
+
+def _short(build: Callable[..., Any]) -> str:
+    name = getattr(build, "__qualname__", type(build).__name__)
+    return "build" if "<" in name else name
 
 
 _BUILTIN: dict[str, tuple[Callable[[], AuditTarget], str]] = {

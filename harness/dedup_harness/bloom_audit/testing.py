@@ -21,11 +21,11 @@ from typing import Any
 
 from rich.console import Console
 
-from dedup_harness.bloom_audit.any_filter import FAMILIES, TAKES, AnyFilterTarget, Driving
+from dedup_harness.bloom_audit.any_filter import FAMILIES, TAKES, Driving
 from dedup_harness.bloom_audit.audit import audit
 from dedup_harness.bloom_audit.binomial import ALPHA
 from dedup_harness.bloom_audit.filter_checks import QUERIES
-from dedup_harness.bloom_audit.filters import known_target
+from dedup_harness.bloom_audit.filters import AnyFilterTarget, known_target
 from dedup_harness.bloom_audit.loading import load
 from dedup_harness.bloom_audit.model import AuditReport
 from dedup_harness.bloom_audit.record import reports_of_json

@@ -14,16 +14,14 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from dedup_harness.bloom_audit.any_filter import AnyFilterAdapter
 from dedup_harness.bloom_audit.bit_sources import Holder
 from dedup_harness.bloom_audit.filter_checks import FAIL, FILLS, MISS_EXPONENT
 from dedup_harness.bloom_audit.formulas import optimal_k
 from dedup_harness.bloom_audit.model import CaseReport
 from dedup_harness.bloom_audit.reproductions import Reproduction
-
-if TYPE_CHECKING:
-    from dedup_harness.bloom_audit.any_filter import AnyFilterAdapter
 
 ITEM = "rng.randbytes(16)"
 
