@@ -79,12 +79,13 @@ def audit_filter(
     if known is not None:
         cases = [case for case in known.cases() if families is None or case.family in families]
         return audit(known, cases=cases, seed=seed, queries=queries, alpha=alpha)
+    driving = Driving(takes, index, bits)  # a wrong option is the caller's error, said before any child starts
     options: dict[str, Any] = {"takes": takes, "index": index, "bits": bits, "families": families, "name": label}
     options |= {"seed": seed, "queries": queries, "alpha": alpha}
     in_child = _audited_in_child(_name_of(build), options) if _nameable(build) else None
     if in_child is not None:
         return in_child
-    target = AnyFilterTarget(build, label, Driving(takes, index, bits), families)
+    target = AnyFilterTarget(build, label, driving, families)
     return audit(target, seed=seed, queries=queries, alpha=alpha)
 
 
