@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dedup_harness.bloom_audit import record
-from dedup_harness.bloom_audit.audit import AuditReport
+from dedup_harness.bloom_audit.model import AuditReport
 from dedup_harness.bloom_audit.throughput import Throughput
 
 RECORD = Path(__file__).resolve().parents[2] / "docs" / "bloom-audit.json"

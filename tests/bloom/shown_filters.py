@@ -171,3 +171,32 @@ class OneHashLess(BitsAndHashes):
     def __init__(self, m_bits: int, hashes: int) -> None:
         super().__init__(m_bits, max(1, hashes - 1))
         self.k = self.rounds
+
+
+class HashedFilter(BytesFilter):
+    """Indexed by Python's own hash(), salted per process: its bits differ from one run to the next."""
+
+    def _positions(self, item: bytes) -> list[int]:
+        return [hash((i, item)) % self.m for i in range(self.k)]
+
+
+class FullAtCapacity(BytesFilter):
+    """Refuses an insert past the capacity it was built for, as pybloom-live does."""
+
+    def __init__(self, capacity: int, error_rate: float) -> None:
+        super().__init__(capacity, error_rate)
+        self.capacity = capacity
+
+    def add(self, item: bytes) -> None:
+        if self.count >= self.capacity:
+            raise IndexError("BloomFilter is at capacity")
+        super().add(item)
+
+
+class TextOnly(BytesFilter):
+    """Takes str items only: the audit's bytes are refused."""
+
+    def add(self, item: bytes) -> None:
+        if not isinstance(item, str):
+            raise TypeError(f"expected str, got {type(item).__name__}")
+        super().add(item)

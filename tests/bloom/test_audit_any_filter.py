@@ -8,8 +8,10 @@ from typing import Any
 import pytest
 
 from dedup_harness.bloom_audit import rate_shape
-from dedup_harness.bloom_audit.any_filter import AnyFilterTarget, Driving
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport, audit
+from dedup_harness.bloom_audit.any_filter import Driving
+from dedup_harness.bloom_audit.audit import audit
+from dedup_harness.bloom_audit.filters import AnyFilterTarget
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
 from dedup_harness.bloom_audit.target import TargetError
 
 from . import shown_filters
@@ -83,7 +85,7 @@ def test_without_the_name_a_list_of_booleans_one_object_down_is_read_instead() -
 def test_a_name_that_is_not_there_is_refused_before_any_case_runs() -> None:
     with pytest.raises(TargetError, match="has no method 'indexes'"):
         AnyFilterTarget(shown_filters.BytesFilter, "f", Driving(index="indexes"))
-    with pytest.raises(TargetError, match=r"no holder of bits named 'store' \(found: m, k, count, bits\)"):
+    with pytest.raises(TargetError, match=r"no array of its 1024 bits named 'store' \(found: m, k, count, bits\)"):
         AnyFilterTarget(shown_filters.BytesFilter, "f", Driving(bits="store"))
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from dedup_harness.bloom_audit.adapters import BloomAdapter, CaseRefused
-from dedup_harness.bloom_audit.audit import AuditReport, audit, audit_case
+from dedup_harness.bloom_audit.audit import audit, audit_case
 from dedup_harness.bloom_audit.cases import Case
 from dedup_harness.bloom_audit.filters import ReferenceTarget
 from dedup_harness.bloom_audit.formulas import rate_for_bits
+from dedup_harness.bloom_audit.model import AuditReport
 from dedup_harness.bloom_audit.record import changes, outcomes_of
 from dedup_harness.bloom_audit.summary import family_summaries
 

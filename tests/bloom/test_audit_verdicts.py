@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dedup_harness.bloom_audit.audit import CaseReport, audit_case
+from dedup_harness.bloom_audit.audit import audit_case
 from dedup_harness.bloom_audit.cases import Case
 from dedup_harness.bloom_audit.filters import ReferenceTarget
 from dedup_harness.bloom_audit.formulas import rate_for_bits
+from dedup_harness.bloom_audit.model import CaseReport
 
 from . import broken_filters
 

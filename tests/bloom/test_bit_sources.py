@@ -12,30 +12,48 @@ from dedup_harness.bloom_audit.bit_sources import BitArrayWatch, holders, set_bi
 
 
 @pytest.mark.parametrize(
-    ("value", "bits"),
+    ("value", "m", "bits"),
     [
-        (bytearray(b"\x01\x80"), {0, 15}),
-        (b"\x03", {0, 1}),
-        (array.array("Q", [1 << 63, 1]), {63, 64}),
-        (0b1010, {1, 3}),
-        ({2, 9}, {2, 9}),
-        ([False, True, True], {1, 2}),
-        (memoryview(b"\x10"), {4}),
+        (bytearray(b"\x01\x80"), 16, {0, 15}),
+        (b"\x03", 5, {0, 1}),
+        (array.array("Q", [1 << 63, 1]), 100, {63, 64}),
+        (0b1010, 4, {1, 3}),
+        ([False, True, True], 3, {1, 2}),
+        ([0, 1, 0, 1], 4, {1, 3}),
+        ([1, 0x80, 0], 20, {0, 15}),
+        ([1 << 31, 1], 64, {31, 32}),
+        ([1 << 63], 64, {63}),
+        (memoryview(b"\x10"), 8, {4}),
     ],
 )
-def test_each_kind_of_holder_reads_its_set_bits_lowest_bit_first(value: Any, bits: set[int]) -> None:
-    assert set_bits_of(value) == bits
+def test_a_whole_array_of_m_bits_reads_its_set_bits_lowest_bit_first(value: Any, m: int, bits: set[int]) -> None:
+    assert set_bits_of(value, m) == bits
 
 
-@pytest.mark.parametrize("value", [True, -1, "bits", [1, 2], {"a"}, None, 2.5])
-def test_what_holds_no_bits_is_not_read_as_bits(value: Any) -> None:
-    assert set_bits_of(value) is None
+@pytest.mark.parametrize(
+    ("value", "m"),
+    [
+        (True, 8),
+        (-1, 8),
+        ("bits", 32),
+        ({2, 9}, 16),
+        (None, 8),
+        (2.5, 8),
+        (bytearray(2), 8),  # room for 16 bits: more than a byte to spare
+        (bytearray(2), 17),
+        ([0] * 15, 1024),  # 15 words of any width: not 1,024 bits
+        ([0, 256], 16),  # 256 does not fit a byte
+        (1 << 8, 8),
+    ],
+)
+def test_what_is_not_the_whole_array_of_m_bits_is_not_read(value: Any, m: int) -> None:
+    assert set_bits_of(value, m) is None
 
 
 def test_a_bitarray_is_read_through_its_own_indexing() -> None:
     bitarray = pytest.importorskip("bitarray", reason="bitarray is installed by `tox -e audit` (pybloom-live needs it)")
     bits = bitarray.bitarray("0100000001")  # big-endian: its own index, not the byte's bit order
-    assert set_bits_of(bits) == {1, 9}
+    assert set_bits_of(bits, 10) == {1, 9} and set_bits_of(bits, 16) is None
 
 
 class Counted:
@@ -50,7 +68,7 @@ class Counted:
 
 def test_a_counter_that_clears_bits_as_it_counts_is_dropped_and_the_bit_array_chosen() -> None:
     counted = Counted()
-    watch = BitArrayWatch(counted)
+    watch = BitArrayWatch(counted, 32)
     seen = None
     for position in (3, 7, 11, 19, 23, 30):
         counted.add(position)
@@ -61,7 +79,7 @@ def test_a_counter_that_clears_bits_as_it_counts_is_dropped_and_the_bit_array_ch
 
 
 def test_a_watch_that_sees_nothing_grow_reads_none_and_says_what_it_tried() -> None:
-    watch = BitArrayWatch(Counted())
+    watch = BitArrayWatch(Counted(), 32)
     assert watch.read() is None
     assert watch.tried() == "none of count (int), flags (bytearray) only grew as items went in"
 
@@ -77,12 +95,12 @@ class Guarded:
 
 
 def test_the_pickle_state_is_read_as_pickle_dumps_would_ask_for_it_and_nothing_is_unpickled() -> None:
-    (holder,) = holders(Guarded())
-    assert (holder.name, holder.kind, holder.size) == ("__reduce_ex__(4)[1][0]", "bytes", 8)
+    (holder,) = holders(Guarded(), 8)
+    assert (holder.name, holder.kind) == ("__reduce_ex__(4)[1][0]", "bytes")
     assert pickle.loads(pickle.dumps(Guarded())) == b"\x05"  # what unpickling would have made: never done
 
 
 def test_the_same_object_seen_twice_is_one_holder() -> None:
     counted = Counted()
     counted.alias = counted.flags  # type: ignore[attr-defined]
-    assert [h.name for h in holders(counted)] == ["count", "flags"]
+    assert [h.name for h in holders(counted, 32)] == ["count", "flags"]

@@ -22,7 +22,7 @@ from .sizes import bit_sizes
 def test_every_bit_is_reachable_at_every_size_family(m: int) -> None:
     capacity = max(1, round(m / 9.6))
     adapter = ReferenceAdapter(capacity, rate_for_bits(capacity, m))
-    reach = probe_reach(adapter, f"reach:{m}")
+    reach = probe_reach(adapter, f"reach:{m}", capacity)
     assert reach is not None and reach.seen == m
     assert check_reachability(adapter, reach).status == PASS
 

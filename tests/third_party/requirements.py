@@ -8,7 +8,7 @@ from types import ModuleType
 
 import pytest
 
-from dedup_harness.bloom_audit.audit import AuditReport
+from dedup_harness.bloom_audit.model import AuditReport
 
 REQUIRED = os.environ.get("DEDUP_HARNESS_REQUIRE_THIRD_PARTY") == "1"
 
@@ -19,11 +19,6 @@ def require(module: str) -> ModuleType:
         return importlib.import_module(module)
     # tests/conftest.py counts this skip by its words, and a plain run's last lines say so
     return pytest.importorskip(module, reason=f"{module} is installed by `tox -e audit`")
-
-
-def failures(report: AuditReport) -> dict[str, list[str]]:
-    """The failing cases of an audit and their causes."""
-    return {row.case: row.causes for row in report.rows if row.verdict == "fail"}
 
 
 def unreproduced(report: AuditReport) -> set[str]:

@@ -14,17 +14,18 @@ from dedup_harness.core import reference
 
 
 class BloomAdapter:
-    """A filter under audit. Subclasses set ``m``, ``k`` and ``has_indexes`` to what the filter exposes."""
+    """A filter under audit. Subclasses set ``m``, ``k`` and ``has_indexes`` to what the filter exposes, and
+    define insert or insert_many, and contains or contains_many (each of a pair defaults to the other)."""
 
     m: int | None = None  # allocated bits, None when the filter hides them
     k: int | None = None  # hashes per item, None when the filter hides them
     has_indexes = False  # True when ``bit_indexes`` reports the filter's real index function
 
     def insert(self, item: bytes) -> None:
-        raise NotImplementedError
+        self.insert_many([item])
 
     def contains(self, item: bytes) -> bool:
-        raise NotImplementedError
+        return self.contains_many([item])[0]
 
     def bit_indexes(self, item: bytes) -> list[int]:
         """The bits the filter would set for ``item`` (only when ``has_indexes``)."""
@@ -149,14 +150,8 @@ class DatatroveAdapter(BloomAdapter):
         flat = [index for row in self.indexes_many(items) for index in row]
         self.filter.update_bf(flat)
 
-    def insert(self, item: bytes) -> None:
-        self.insert_many([item])
-
     def contains_many(self, items: Sequence[bytes]) -> list[bool]:
         return [bool(self.filter.query(row)) for row in self.indexes_many(items)]
-
-    def contains(self, item: bytes) -> bool:
-        return self.contains_many([item])[0]
 
     def storage_bits(self) -> int:
         return 8 * len(self.filter.bit_vector)

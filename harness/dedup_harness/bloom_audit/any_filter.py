@@ -1,31 +1,20 @@
 """A filter of any class, the caller's own: built by its class or a factory, and read through what it shows.
 
-The audit builds it one of two ways (``takes``): from a capacity and an error rate, as
-``build(capacity, error_rate)``, or from a bit count and a hash count, as ``build(m_bits, k)``. It
-drives it through the methods it has (insert, add or put; contains, ``in`` or might_contain) and reads
-back its m and k from the first attribute of the usual names. Reachability is measured from its index
-function where it has one (``bit_indexes``, or any name given as ``index``), else from the bits it
-sets (``bit_sources``: an attribute, or its pickle state; ``bits`` names the attribute when the watch
-should not choose); where neither can be read, the report says what was tried.
+Built as ``build(capacity, error_rate)`` or ``build(m_bits, k)`` (``takes``), driven through the methods
+it has, its m and k read from the first attribute of the usual names; reachability from its index
+function, else from its bits (``bit_sources``), else judged by the rate, saying what was tried.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dedup_harness.bloom_audit.adapters import NamedCallsAdapter
 from dedup_harness.bloom_audit.bit_sources import BitArrayWatch
-from dedup_harness.bloom_audit.cases import RATE_SIZED_GRID, Case, Promise, rate_sized_cases
-from dedup_harness.bloom_audit.formulas import textbook_rate
-from dedup_harness.bloom_audit.reproductions import Reproduction
-from dedup_harness.bloom_audit.target import Target, TargetError
-from dedup_harness.bloom_audit.written_reproductions import Spelling, spelling_of, write
-from dedup_harness.core import bloom_sizing
-
-if TYPE_CHECKING:  # audit.py runs a target and hands it its rows
-    from dedup_harness.bloom_audit.audit import CaseReport
+from dedup_harness.bloom_audit.cases import RATE_SIZED_GRID, Case
+from dedup_harness.bloom_audit.target import TargetError
 
 TAKES = {"rate": "build(capacity, error_rate)", "bits": "build(m_bits, k)"}
 DEFAULT_INDEX = "bit_indexes"
@@ -33,6 +22,7 @@ INSERT_NAMES = ("insert", "add", "put")
 CONTAINS_NAMES = ("contains", "__contains__", "might_contain")
 M_NAMES = ("m", "num_bits", "size_in_bits", "bit_count", "m_bits")
 K_NAMES = ("k", "num_hashes", "hash_count", "num_slices", "hashes")
+UNREAD = "bits not read: judged by the rate"
 FAMILIES = tuple(dict.fromkeys(family for family, _, _ in RATE_SIZED_GRID))
 
 
@@ -73,16 +63,15 @@ class AnyFilterAdapter(NamedCallsAdapter):
         self.m_name, self.m = _int_attribute(built, M_NAMES)
         self.k_name, self.k = _int_attribute(built, K_NAMES)
         self.index_name = driving.index or (DEFAULT_INDEX if hasattr(built, DEFAULT_INDEX) else None)
-        self._indexes = getattr(built, self.index_name, None) if self.index_name else None
+        self._indexes: Any = getattr(built, self.index_name, None) if self.index_name else None
         if driving.index is not None and not callable(self._indexes):
             raise TypeError(f"{type(built).__name__} has no method {driving.index!r} (given as its index function)")
         self.has_indexes = callable(self._indexes)
-        self.watch = None if self.has_indexes else BitArrayWatch(built, only=driving.bits)
+        m = self.bits_to_reach()
+        self.watch = None if self.has_indexes or m is None else BitArrayWatch(built, m, only=driving.bits)
 
     def bit_indexes(self, item: bytes) -> list[int]:
-        if self._indexes is None:
-            return super().bit_indexes(item)
-        return [int(b) for b in self._indexes(item)]
+        return [int(b) for b in self._indexes(item)]  # asked only where it has them (has_indexes)
 
     def shows_bits(self) -> bool:
         return self.watch is not None and bool(self.watch.holders)
@@ -91,18 +80,9 @@ class AnyFilterAdapter(NamedCallsAdapter):
         bits = self.watch.read() if self.watch is not None else None
         return None if bits is None else set(bits)
 
-    def storage_bits(self) -> int | None:
-        chosen = self.watch.chosen if self.watch is not None else None
-        return chosen.size if chosen is not None else None
-
     def bits_to_reach(self) -> int | None:
-        """Its own m; else the m it was built with; else the room in the holder its bits were found in."""
-        if self.m is not None or self.given_m is not None:
-            return self.m if self.m is not None else self.given_m
-        if self.watch is not None and self.watch.holders:
-            sizes = {h.size for h in self.watch.holders if h.size is not None}
-            return sizes.pop() if len(sizes) == 1 else None
-        return None
+        """Its own m, else the m it was built with: the bits its bit array must account for to be read."""
+        return self.m if self.m is not None else self.given_m
 
     def read_from(self) -> str:
         if self.has_indexes:
@@ -112,75 +92,5 @@ class AnyFilterAdapter(NamedCallsAdapter):
     def unread(self) -> str:
         index = f"no method {DEFAULT_INDEX} (name its index function with index=)"
         if self.watch is None:
-            return f"{index}, and no bits could be read"
-        if self.bits_to_reach() is None:
-            return f"{index}; it shows no m and its bits hold no size, so no count of bits to reach"
-        return f"{index}, and no bits: {self.watch.tried()}"
-
-
-class AnyFilterTarget(Target):
-    """The caller's filter class or factory, audited at the rate-sized grid (or the families named)."""
-
-    def __init__(
-        self,
-        build: Callable[..., Any],
-        name: str,
-        driving: Driving | None = None,
-        families: Sequence[str] | None = None,
-        spelling: Spelling | None = None,
-    ) -> None:
-        self.build_filter, self.name, self.driving = build, name, driving or Driving()
-        self.spelling = spelling or spelling_of(build)
-        self.families = _families(families)
-        self.description = f"constructed as {TAKES[self.driving.takes].replace('build', _short(build))}"
-        if self.driving.takes == "bits":
-            self.size_unit = "m (bits)"
-        try:  # a class that cannot be built or driven is the caller's error, not a failed audit
-            self.build(self.cases()[0])
-        except Exception as exc:
-            raise TargetError(f"{name} cannot be used as a Bloom filter: {type(exc).__name__}: {exc}") from exc
-
-    def cases(self) -> list[Case]:
-        rate_sized = [case for case in rate_sized_cases() if case.family in self.families]
-        if self.driving.takes == "rate":
-            return rate_sized
-        return [Case(c.family, c.size, c.capacity, k=bloom_sizing.hashes(c.size, c.capacity)) for c in rate_sized]
-
-    def build(self, case: Case) -> AnyFilterAdapter:
-        return AnyFilterAdapter(self.build_filter, self.driving, case)
-
-    def promise(self, case: Case, adapter: Any) -> Promise:
-        if self.driving.takes == "rate":
-            return super().promise(case, adapter)
-        assert case.k is not None
-        rate = textbook_rate(case.size, case.k, case.capacity)
-        return Promise(case.size, case.k, rate, "the Bloom rate of the m and k it was built with")
-
-    def reproductions(self, rows: Sequence[CaseReport], causes: Sequence[str]) -> list[Reproduction]:
-        """Written for this filter from the rows, and each run once (``written_reproductions``)."""
-
-        def build(row: CaseReport) -> AnyFilterAdapter:
-            return self.build(Case(row.family, row.size, row.capacity, row.asked_rate, row.given_k))
-
-        return write(rows, causes, self.spelling, build, takes=self.driving.takes, target=self.name)
-
-    def throughput_case(self, capacity: int, error_rate: float) -> tuple[Case, str]:
-        if self.driving.takes == "rate":
-            return super().throughput_case(capacity, error_rate)
-        m = bloom_sizing.bits(capacity, error_rate)
-        k = bloom_sizing.hashes(m, capacity)
-        return Case("throughput", m, capacity, k=k), f"m = {m:,}, k = {k} for n = {capacity:,}"
-
-
-def _families(names: Sequence[str] | None) -> tuple[str, ...]:
-    if names is None:
-        return FAMILIES
-    unknown = [name for name in names if name not in FAMILIES]
-    if unknown or not names:
-        raise TargetError(f"size families {unknown or '(none)'}: expected some of {', '.join(FAMILIES)}")
-    return tuple(names)
-
-
-def _short(build: Callable[..., Any]) -> str:
-    name = getattr(build, "__qualname__", type(build).__name__)
-    return "build" if "<" in name else name
+            return f"{UNREAD}: {index}, and it shows no m ({', '.join(M_NAMES)}) for its bits to account for"
+        return f"{UNREAD}: {index}, and {self.watch.tried()}"

@@ -2,103 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from dataclasses import replace
 
+from dedup_harness.bloom_audit import filter_checks as checking
 from dedup_harness.bloom_audit import rate_shape
 from dedup_harness.bloom_audit.adapters import CaseRefused
 from dedup_harness.bloom_audit.binomial import ALPHA, tolerated_hits
 from dedup_harness.bloom_audit.cases import Case
-from dedup_harness.bloom_audit.filter_checks import (
-    FAIL,
-    NA,
-    PASS,
-    QUERIES,
-    CheckResult,
-    Finding,
-    check_delivered_rate,
-    check_false_negatives,
-    check_k,
-    check_reachability,
-    check_sizing,
-    probe_capacity,
-    probe_reach,
-)
+from dedup_harness.bloom_audit.filter_checks import FAIL, NA, QUERIES, CheckResult, Finding
 from dedup_harness.bloom_audit.formulas import optimal_k
-from dedup_harness.bloom_audit.reproductions import Reproduction
-from dedup_harness.bloom_audit.target import Target
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
+from dedup_harness.bloom_audit.target import AuditTarget
 
 CHECKS = ("sizing", "k", "reachability", "no false negatives", "delivered rate")
 
 
-@dataclass(frozen=True)
-class CaseReport:
-    """One row of the audit table. What was measured defaults to a case that did not run (n/a)."""
-
-    case: str
-    family: str
-    size: int  # in the target's own unit (bits, or m_bytes for datatrove)
-    control: bool
-    capacity: int
-    asked_rate: float | None
-    given_k: int | None
-    allocated_bits: int | None = None
-    storage_bits: int | None = None  # the memory its bit array occupies, where readable
-    reachable_bits: int | None = None
-    reachable_how: str = "n/a"  # "all", "saturated", "at least" or "n/a"
-    k: int | None = None
-    implied_k: str = "n/a"
-    promised_rate: float | None = None  # None when the case is not applicable to the filter
-    promise_basis: str = ""
-    delivered_rate: float | None = None
-    false_positives: int = 0
-    queries: int = 0
-    tolerated: int = 0
-    verdict: str = NA  # pass, fail, or n/a when the filter's API cannot express the case
-    checks: list[CheckResult] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, case: Case, **measured: Any) -> CaseReport:
-        """The row of ``case``: what it asked for, then what was ``measured``."""
-        asked = (case.label, case.family, case.size, case.control, case.capacity, case.error_rate, case.k)
-        return cls(*asked, **measured)
-
-    @property
-    def causes(self) -> list[str]:
-        """The failing causes, each once (two checks can fail for one cause)."""
-        return list(dict.fromkeys(c.cause or c.check for c in self.checks if c.status == FAIL))
-
-
-@dataclass
-class AuditReport:
-    target: str
-    description: str
-    size_unit: str
-    rows: list[CaseReport]
-    findings: list[Finding] = field(default_factory=list)
-    notes: list[Finding] = field(default_factory=list)
-    version: str = ""
-    reproductions: list[Reproduction] = field(default_factory=list)  # one or more per fault found, where recorded
-
-    @property
-    def passed(self) -> bool:
-        """No case fails (a case that is not applicable breaks no promise, and proves none)."""
-        return all(row.verdict != FAIL for row in self.rows if not row.control)
-
-    @property
-    def status(self) -> str:
-        return overall_verdict(row for row in self.rows if not row.control)
-
-
-def overall_verdict(rows: Iterable[CaseReport]) -> str:
-    """Fail when any row fails, n/a when none could be built, pass otherwise."""
-    verdicts = {row.verdict for row in rows}
-    return FAIL if FAIL in verdicts else PASS if PASS in verdicts else NA
-
-
 def audit_case(
-    target: Target, case: Case, *, seed: int = 0, queries: int = QUERIES, alpha: float = ALPHA
+    target: AuditTarget, case: Case, *, seed: int = 0, queries: int = QUERIES, alpha: float = ALPHA
 ) -> CaseReport:
     """All five checks on one case: a fresh filter for the capacity probe and another for reachability.
 
@@ -107,29 +28,29 @@ def audit_case(
     tag = f"{seed}:{target.name}:{case.label}:{case.control}"
     try:
         adapter = target.build(case)
-    except CaseRefused as refused:
-        return not_applicable(case, str(refused))
-    promise = target.promise(case, adapter)
-    reacher = target.build(case)  # a filter of its own: the reach probe fills it
-    reach = probe_reach(reacher, f"{tag}:reach")
-    probe = probe_capacity(lambda: target.build(case), tag, case.capacity, queries)
+        promise = target.promise(case, adapter)
+        reacher = target.build(case)  # a filter of its own: the reach probe fills it
+        reach = checking.probe_reach(reacher, f"{tag}:reach", case.capacity)
+        probe = checking.probe_capacity(lambda: target.build(case), tag, case.capacity, queries)
+    except CaseRefused as documented:
+        return not_applicable(case, str(documented))
+    except Exception as exc:  # the filter's own refusal (a size, the audit's bytes items): said, not raised
+        refused = f"refused the case ({type(exc).__name__}: {exc})"
+        return replace(not_applicable(case, f"it {refused}"), refused=refused)
     checks = [
-        check_sizing(adapter, promise),
-        check_k(adapter, promise, case),
-        check_reachability(reacher, reach, alpha),
-        check_false_negatives(probe),
-        check_delivered_rate(probe, promise, adapter, case, alpha),
+        checking.check_sizing(adapter, promise),
+        checking.check_k(adapter, promise, case),
+        checking.check_reachability(reacher, reach, alpha),
+        checking.check_false_negatives(probe),
+        checking.check_delivered_rate(probe, promise, adapter, case, alpha),
     ]
-    if reach is None:
-        reachable, how = None, "n/a"
-    else:
-        reachable = reach.seen
-        how = "all" if reach.seen == adapter.m else "saturated" if reach.saturated else "at least"
+    seen = reach.seen if reach is not None else None
+    how = "n/a" if reach is None else "all" if seen == adapter.m else "saturated" if reach.saturated else "at least"
     return CaseReport.of(
         case,
         allocated_bits=adapter.m,
         storage_bits=reacher.storage_bits(),
-        reachable_bits=reachable,
+        reachable_bits=seen,
         reachable_how=how,
         k=adapter.k,
         implied_k=_implied_k(case, promise.k, adapter.m),
@@ -141,6 +62,7 @@ def audit_case(
         tolerated=tolerated_hits(probe.queries, promise.rate, alpha),
         verdict="fail" if any(c.status == FAIL for c in checks) else "pass",
         checks=checks,
+        refused=reach.refused if reach is not None else "",
     )
 
 
@@ -171,7 +93,7 @@ def findings_of(rows: list[CaseReport]) -> list[Finding]:
 
 
 def audit(
-    target: Target,
+    target: AuditTarget,
     *,
     seed: int = 0,
     on_case: Callable[[Case], None] | None = None,
@@ -186,7 +108,7 @@ def audit(
         if on_case is not None:
             on_case(case)
     rows = rate_shape.named_by_shape(rows, alpha)
-    findings, notes = findings_of(rows), target.notes() + storage_notes(rows)
+    findings, notes = findings_of(rows), target.notes() + storage_notes(rows) + refusal_notes(rows)
     repros = target.reproductions(rows, [f.cause for f in findings + notes])
     return AuditReport(target.name, target.description, target.size_unit, rows, findings, notes, target.version, repros)
 
@@ -202,6 +124,18 @@ def storage_notes(rows: list[CaseReport]) -> list[Finding]:
         f"{worst.allocated_bits:,} bits ({_storage_ratio(worst):.2f}x); the bits past m are never set"
     )
     return [Finding("bit array larger than the bits it uses", len(wasteful), example)]
+
+
+def refusal_notes(rows: list[CaseReport]) -> list[Finding]:
+    """What the filter refused the audit, each kind once: a case goes on with what it took, or is n/a."""
+    first: dict[str, CaseReport] = {}
+    for row in rows:
+        if row.refused and not row.control:
+            first.setdefault(row.refused.split(" after ")[0].split(" (")[0], row)
+    return [
+        Finding(kind, sum(r.refused.startswith(kind) for r in rows), f"{row.case}: it {row.refused}")
+        for kind, row in first.items()
+    ]
 
 
 def _storage_ratio(row: CaseReport) -> float:

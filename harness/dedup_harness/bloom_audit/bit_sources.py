@@ -1,18 +1,11 @@
 """Where the bits of a filter that shows no index function can be read, and which holder is its bit array.
 
-What is read, and nothing else: the filter's attributes (its ``__dict__`` and ``__slots__``), the
-attributes of the objects they hold (two levels down), and the state it hands pickle: the value of
-``__reduce_ex__(4)``, the call ``pickle.dumps`` makes, walked the same way. Nothing is unpickled, no
-file is written and no other method of the filter is called. The filters audited this way are the
-caller's own (trusted code, imported by the caller), but the audit still calls nothing that could
-write, reach out or change the filter.
-
-A holder of bits is a bytes-like object (bytes, bytearray, memoryview, array.array, a numpy array:
-anything with the buffer protocol; bit b is bit ``b % 8`` of byte ``b // 8``, the lowest first), a
-bitarray (read through its own indexing), an int used as a bit set, a set of ints, or a list or tuple
-of booleans. Which holder is the bit array is seen rather than guessed from a name: a Bloom filter
-never clears a bit, so its bit array is a holder whose set bits only ever grow as items go in; of
-those, the one that has grown the most.
+Read, and nothing else: its attributes (``__dict__``, ``__slots__``) two levels down, and the state it
+hands pickle (``__reduce_ex__(4)``, never unpickled), walked the same way. A holder is read only where it
+is the whole array of the filter's m bits, with no guess: its length times its element's width accounts
+for m, less than one element to spare (bytes-like, a bitarray, an int below ``2**m``, a list of 1-, 8-,
+32- or 64-bit ints; one int of a list is never taken for the filter). A Bloom filter never clears a bit,
+so its bit array is a holder whose set bits only grow as items go in; of those, the one grown the most.
 """
 
 from __future__ import annotations
@@ -26,6 +19,7 @@ from typing import Any
 
 DEPTH = 3  # the filter's attributes, theirs, and theirs again
 BREADTH = 64  # the items of a list, tuple or dict looked into (bits hide in the first few, not in a dataset)
+WORDS = (1, 8, 32, 64)  # the widths a list's ints may have: flags, bytes, 32- and 64-bit words
 PICKLE_PROTOCOL = 4
 # Code, not state: never looked into (an object with __call__, such as a pipeline step, is state and is)
 CODE = (type, types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType, functools.partial)
@@ -34,11 +28,10 @@ PICKLED = f".__reduce_ex__({PICKLE_PROTOCOL})"  # the path of the pickle state: 
 
 @dataclass(frozen=True)
 class Holder:
-    """One place bits may live: its path from the filter, its kind, and the bits it has room for."""
+    """One place the whole bit array may live: its path from the filter, and its kind."""
 
     path: str  # as Python spells it after the filter: ".bits", ".backend.array_", ".__reduce_ex__(4)[2]['bits']"
     kind: str
-    size: int | None  # None for an int or a set, whose type sets no size
 
     @property
     def name(self) -> str:
@@ -46,20 +39,30 @@ class Holder:
         return self.path.removeprefix(".")
 
 
-def set_bits_of(value: Any) -> frozenset[int] | None:
-    """The set bits of a holder, or None when ``value`` holds no bits this module can read."""
-    if isinstance(value, bool) or value is None:
+def set_bits_of(value: Any, m: int) -> frozenset[int] | None:
+    """The set bits of ``value`` where it is a whole array of m bits; None where it holds no bits, or other than m."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
         return None
     if isinstance(value, int):
-        return frozenset(i for i in range(value.bit_length()) if value >> i & 1) if value >= 0 else None
+        return _word_bits([value], m) if 0 <= value < 1 << m else None
     if _is_bitarray(value):
-        return frozenset(i for i, bit in enumerate(value) if bit)
-    if isinstance(value, set | frozenset):
-        return frozenset(value) if all(type(b) is int for b in value) else None
+        return frozenset(i for i, bit in enumerate(value) if bit) if len(value) == m else None
     if isinstance(value, list | tuple):
-        return frozenset(i for i, b in enumerate(value) if b) if value and all(type(b) is bool for b in value) else None
-    data = _bytes_of(value)
-    return None if data is None else frozenset(bits_of(data))
+        if not value or not all(isinstance(word, int) for word in value):
+            return None
+        width = next((w for w in WORDS if -(-m // w) == len(value) and all(0 <= x < 1 << w for x in value)), None)
+        return None if width is None else _word_bits(value, width)
+    try:
+        view = memoryview(value)
+    except TypeError:
+        return None
+    if view.itemsize * 8 * (view.nbytes // view.itemsize) - m not in range(view.itemsize * 8):
+        return None
+    return frozenset(bits_of(view.cast("B").tobytes()))
+
+
+def _word_bits(words: Any, width: int) -> frozenset[int]:
+    return frozenset(i * width + b for i, word in enumerate(words) for b in range(word.bit_length()) if word >> b & 1)
 
 
 def bits_of(data: bytes, *, high_bit_first: bool = False) -> set[int]:
@@ -68,25 +71,8 @@ def bits_of(data: bytes, *, high_bit_first: bool = False) -> set[int]:
     return {i * 8 + place for i, byte in enumerate(data) if byte for place, bit in enumerate(order) if byte >> bit & 1}
 
 
-def size_of(value: Any) -> int | None:
-    """How many bits a holder has room for, where its type says so."""
-    if _is_bitarray(value) or isinstance(value, list | tuple):
-        return len(value)
-    data = _bytes_of(value)
-    return None if data is None else 8 * len(data)
-
-
 def _is_bitarray(value: Any) -> bool:
     return any(cls.__name__ == "bitarray" and cls.__module__.startswith("bitarray") for cls in type(value).__mro__)
-
-
-def _bytes_of(value: Any) -> bytes | None:
-    if isinstance(value, str | int):
-        return None
-    try:
-        return memoryview(value).cast("B").tobytes()
-    except (TypeError, ValueError):
-        return None
 
 
 def values(filter: Any) -> dict[str, Any]:
@@ -102,15 +88,15 @@ def values(filter: Any) -> dict[str, Any]:
     return found
 
 
-def holders(filter: Any) -> list[Holder]:
-    """Every holder of bits the filter shows, each object once (its pickle state repeats its attributes)."""
+def holders(filter: Any, m: int) -> list[Holder]:
+    """Every whole array of m bits the filter shows, each object once (its pickle state repeats its attributes)."""
     seen: set[int] = set()
     found = []
     for path, value in values(filter).items():
-        if set_bits_of(value) is None or (not isinstance(value, int) and id(value) in seen):
+        if set_bits_of(value, m) is None or (not isinstance(value, int) and id(value) in seen):
             continue
         seen.add(id(value))
-        found.append(Holder(path, type(value).__name__, size_of(value)))
+        found.append(Holder(path, type(value).__name__))
     return found
 
 
@@ -123,7 +109,7 @@ def _walk(value: Any, path: str, depth: int, seen: set[int]) -> Iterator[tuple[s
         return
     seen.add(id(value))
     yield path, value
-    if depth == 0 or set_bits_of(value) is not None or isinstance(value, CODE):
+    if depth == 0 or isinstance(value, CODE):
         return
     if hasattr(value, "__dict__"):
         seen.add(id(vars(value)))
@@ -132,11 +118,11 @@ def _walk(value: Any, path: str, depth: int, seen: set[int]) -> Iterator[tuple[s
 
 
 def _children(value: Any) -> Iterator[tuple[str, Any]]:
-    """Each child with the step Python spells to reach it: ``.name``, ``['key']``, ``[0]``."""
+    """Each child with the step Python spells to reach it: ``.name``, ``['key']``, ``[0]`` (never a list's int)."""
     if isinstance(value, dict):
         yield from ((f"[{key!r}]", child) for key, child in value.items() if isinstance(key, str | int))
     elif isinstance(value, list | tuple):
-        yield from ((f"[{i}]", child) for i, child in enumerate(value))
+        yield from ((f"[{i}]", child) for i, child in enumerate(value) if not isinstance(child, int))
     else:
         attributes = vars(value) if hasattr(value, "__dict__") else {}
         yield from ((f".{name}", child) for name, child in attributes.items() if name.isidentifier())
@@ -146,23 +132,23 @@ def _children(value: Any) -> Iterator[tuple[str, Any]]:
 
 
 class BitArrayWatch:
-    """Which of a fresh filter's holders is its bit array, decided by watching them as items go in.
+    """Which of a fresh filter's whole arrays of m bits is its bit array, decided by watching them as items go in.
 
     ``read`` is called after each batch of inserts: a holder stays a candidate while its set bits
     only grow, and the candidate that has grown the most since the filter was empty is the bit array.
     """
 
-    def __init__(self, filter: Any, *, only: str | None = None) -> None:
-        self.filter = filter
-        self.holders = holders(filter)
+    def __init__(self, filter: Any, m: int, *, only: str | None = None) -> None:
+        self.filter, self.m = filter, m
+        self.holders = holders(filter, m)
         if only is not None:
             named = [h for h in self.holders if h.name == only]
             if not named:
                 found = ", ".join(h.name for h in self.holders) or "none"
-                raise TypeError(f"{type(filter).__name__} has no holder of bits named {only!r} (found: {found})")
+                raise TypeError(f"{type(filter).__name__} has no array of its {m} bits named {only!r} (found: {found})")
             self.holders = named
         shown = values(filter)
-        self.start = {h.path: set_bits_of(shown[h.path]) or frozenset() for h in self.holders}
+        self.start = {h.path: set_bits_of(shown[h.path], m) or frozenset() for h in self.holders}
         self.last = dict(self.start)
         self.chosen: Holder | None = None
 
@@ -171,7 +157,7 @@ class BitArrayWatch:
         shown = values(self.filter)
         alive = {}
         for path, before in self.last.items():
-            now = set_bits_of(shown.get(path))
+            now = set_bits_of(shown.get(path), self.m)
             if now is not None and now >= before:
                 alive[path] = now
         self.last = alive
@@ -190,6 +176,6 @@ class BitArrayWatch:
     def tried(self) -> str:
         """What could hold bits, for a report that found none that grew."""
         if not self.holders:
-            return "no bytes-like, bitarray, int, set or bool-list attribute, and none in its pickle state"
+            return f"nothing it shows (nor its pickle state) is an array of exactly its {self.m} bits"
         names = ", ".join(f"{h.name} ({h.kind})" for h in self.holders[:6])
         return f"none of {names} only grew as items went in"

@@ -73,7 +73,7 @@ class RateGap:
     logged_formula: float
     logged_by_datatrove: float | None  # parsed from its own log line
     delivered_formula: float
-    delivered_measured: float | None
+    delivered_measured: float
     queries: int
 
 
@@ -89,8 +89,7 @@ class DocumentDrops:
 class BloommaskReport:
     law: list[LawRow]
     gap: RateGap
-    drops: DocumentDrops | None
-    measured: bool  # against the installed datatrove, or arithmetic only
+    drops: DocumentDrops
 
 
 def law_rows(module: Any = None) -> list[LawRow]:
@@ -100,9 +99,8 @@ def law_rows(module: Any = None) -> list[LawRow]:
         if module is not None:
             seen = set(_indexes(m_bytes, LAW_DRAWS))
             measured, all_submasks = len(seen), all(i & ~m_bytes == 0 for i in seen)
-        rows.append(
-            LawRow(label, m_bytes, popcount(m_bytes), reachable_by_law(m_bytes), 8 * m_bytes, measured, all_submasks)
-        )
+        law = (label, m_bytes, popcount(m_bytes), reachable_by_law(m_bytes), 8 * m_bytes)
+        rows.append(LawRow(*law, measured, all_submasks))
     return rows
 
 
@@ -113,40 +111,24 @@ def _indexes(m_bytes: int, draws: int) -> Iterable[int]:
     return (i for row in adapter.indexes_many(items) for i in row)
 
 
-class _LogRecorder:
-    """Stands in for datatrove's logger while a filter is built, to read the rate it logs."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-
-    def info(self, message: str, *args: object) -> None:
-        self.lines.append(message)
-
-    warning = info
-
-
 def logged_by_datatrove(module: Any, m_bytes: int, n: int, k: int) -> float | None:
-    recorder = _LogRecorder()
+    """The rate datatrove logs as it builds the filter, read from its logger's calls."""
     config = module.BloomFilterConfig(m_bytes=m_bytes, k=k, expected_elements=n)
-    with mock.patch.object(module, "logger", recorder):
+    with mock.patch.object(module, "logger") as logger:
         module.SingleBloomFilter("memory://dedup-harness-bloommask", config, language=whitespace_tokenizer())
-    for line in recorder.lines:
-        found = re.search(r"False probability = ([0-9.e+-]+)", line)
-        if found:
-            return float(found.group(1))
-    return None
+    lines = [str(call.args[0]) for call in logger.method_calls if call.args]
+    found = [re.search(r"False probability = ([0-9.e+-]+)", line) for line in lines]
+    return next((float(match.group(1)) for match in found if match), None)
 
 
-def rate_gap(module: Any = None, queries: int = 20_000) -> RateGap:
+def rate_gap(module: Any, queries: int = 20_000) -> RateGap:
     m, k, n = GAP_M_BYTES, GAP_K, GAP_ITEMS
-    logged = measured = None
-    if module is not None:
-        logged = logged_by_datatrove(module, m, n, k)
-        adapter = DatatroveAdapter(m, n, k)
-        inserted = unique_items("gap:insert", n)
-        adapter.insert_many(inserted)
-        fresh = unique_items("gap:query", queries, avoid=inserted)
-        measured = sum(adapter.contains_many(fresh)) / queries
+    logged = logged_by_datatrove(module, m, n, k)
+    adapter = DatatroveAdapter(m, n, k)
+    inserted = unique_items("gap:insert", n)
+    adapter.insert_many(inserted)
+    fresh = unique_items("gap:query", queries, avoid=inserted)
+    measured = sum(adapter.contains_many(fresh)) / queries
     return RateGap(m, k, n, logged_rate(m, n, k), logged, delivered_rate(m, n, k), measured, queries)
 
 
@@ -179,32 +161,22 @@ def _run_documents(cls: Any, module: Any, texts: list[str], m_bytes: int, k: int
 
 def datatrove_notes(module: Any) -> list[Finding]:
     """Faults outside the sizing checks, each measured on the installed module."""
-    drops = document_drops(module)
-    notes = []
+    drops, notes = document_drops(module), []
     if drops.dropped_count_in_stats != drops.dropped_shipped:
-        notes.append(
-            Finding(
-                "dropped documents counted twice",
-                0,
-                f"run() dropped {drops.dropped_shipped} of {drops.documents} documents; its stats say"
-                f" {drops.dropped_count_in_stats} (step() and run() both call stat_update('dropped'))",
-            )
+        example = (
+            f"run() dropped {drops.dropped_shipped} of {drops.documents} documents; its stats say"
+            f" {drops.dropped_count_in_stats} (step() and run() both call stat_update('dropped'))"
         )
-    intended = (1 << 32) - 1
-    if intended != module.MAX_HASH:
-        largest = (module.MAX_HASH - 1) // 8
-        notes.append(
-            Finding(
-                "MAX_HASH is 2**31, not 2**32 - 1",
-                0,
-                f"MAX_HASH = {module.MAX_HASH} (`1 << 32 - 1` parses as `1 << 31`): the guard m < MAX_HASH"
-                f" refuses any m_bytes above {largest}, half the filter a 32-bit bound would allow",
-            )
+        notes.append(Finding("dropped documents counted twice", 0, example))
+    if module.MAX_HASH != (1 << 32) - 1:
+        example = (
+            f"MAX_HASH = {module.MAX_HASH} (`1 << 32 - 1` parses as `1 << 31`): the guard m < MAX_HASH"
+            f" refuses any m_bytes above {(module.MAX_HASH - 1) // 8}, half the filter a 32-bit bound would allow"
         )
+        notes.append(Finding("MAX_HASH is 2**31, not 2**32 - 1", 0, example))
     return notes
 
 
-def build_report(module: Any = None) -> BloommaskReport:
-    """The report; measured against ``module`` (datatrove's bloom_filter) when given."""
-    drops = document_drops(module) if module is not None else None
-    return BloommaskReport(law_rows(module), rate_gap(module), drops, module is not None)
+def build_report(module: Any) -> BloommaskReport:
+    """The report, measured against ``module`` (datatrove's bloom_filter)."""
+    return BloommaskReport(law_rows(module), rate_gap(module), document_drops(module))

@@ -60,6 +60,7 @@ class Reach:
     union: int  # OR of every bit reached
     out_of_range: int | None  # an index outside range(m), if one was seen
     busiest_tenth: float | None = None  # the share of draws on the busiest tenth of the bits (index functions only)
+    refused: str = ""  # the filter's own refusal that ended the probe early, in words
 
 
 @dataclass(frozen=True)
@@ -114,17 +115,16 @@ def check_k(adapter: BloomAdapter, promise: Promise, case: Case) -> CheckResult:
             return CheckResult("k", NA, f"k = {k}; its bit count is hidden, so the optimal k is unknown")
         if abs(k - best) < 1:
             return CheckResult("k", PASS, f"k = {k}, within 1 of the optimal {best:.2f} for its m and n")
-        return CheckResult("k", FAIL, f"k = {k}, not within 1 of the optimal {best:.2f}", cause="k off the optimum")
+        cause = _k_cause(k, round(best), "k off the optimum")
+        return CheckResult("k", FAIL, f"k = {k}, not within 1 of the optimal {best:.2f}", cause=cause)
     if k == promise.k:
         return CheckResult("k", PASS, f"k = {k}, as its sizing implies")
     return CheckResult("k", FAIL, _k_reason(k, promise.k, adapter, case), cause=_k_cause(k, promise.k))
 
 
-def _k_cause(k: int, implied: int) -> str:
+def _k_cause(k: int, implied: int, otherwise: str = "k off its own sizing") -> str:
     # Rounding either way keeps k within 8 of 8 times the right k: bits passed where bytes are expected.
-    if implied >= 2 and abs(k - 8 * implied) < 8:
-        return "k from bits where bytes are expected (x8)"
-    return "k off its own sizing"
+    return "k from bits where bytes are expected (x8)" if implied >= 2 and abs(k - 8 * implied) < 8 else otherwise
 
 
 def _k_reason(k: int, implied: int, adapter: BloomAdapter, case: Case) -> str:
@@ -138,10 +138,11 @@ def _k_reason(k: int, implied: int, adapter: BloomAdapter, case: Case) -> str:
     return reason
 
 
-def probe_reach(adapter: BloomAdapter, seed: str, budget: int = REACH_DRAW_BUDGET) -> Reach | None:
-    """Draw indexes (or insert items and read the bits) until every bit is seen or the budget is spent.
+def probe_reach(adapter: BloomAdapter, seed: str, capacity: int, budget: int = REACH_DRAW_BUDGET) -> Reach | None:
+    """Draw indexes (or insert items and read the bits) until every bit is seen, the budget is spent or it refuses.
 
     None when neither can be read: no index function, and no bits (or none that grow as items go in).
+    A filter that refuses an insert (full at its capacity, as pybloom-live's is) is judged on what it took.
     """
     m, k = adapter.bits_to_reach(), adapter.k
     if m is None or not (adapter.has_indexes or adapter.shows_bits()):
@@ -152,23 +153,30 @@ def probe_reach(adapter: BloomAdapter, seed: str, budget: int = REACH_DRAW_BUDGE
     seen: set[int] = set()
     hits: Counter[int] = Counter()  # per bit, where the index function is read
     draws = items = last_new = 0
-    while draws < wanted and len(seen) < m:
+    refused = ""
+    while draws < wanted and len(seen) < m and not refused:
         # small batches, so "no new bit in the second half of the draws" can be seen
         batch = [rng.randbytes(16) for _ in range(max(16, min(4096, wanted // (per_item * 32) + 1)))]
-        items += len(batch)
         before = len(seen)
         if adapter.has_indexes:
+            items += len(batch)
             for row in adapter.indexes_many(batch):
                 hits.update(row)
                 draws += len(row)
             seen = set(hits)
         else:
-            adapter.insert_many(batch)
+            for item in batch:
+                try:
+                    adapter.insert(item)
+                except Exception as exc:  # the filter's own refusal: a finding; the bits it took are judged
+                    refused = refusal(exc, items, capacity)
+                    break
+                items += 1
             now = adapter.set_bits()
             if now is None:
                 return None  # no holder of bits grew as items went in: its bits are not where they can be read
             seen = set(now)
-            draws += len(batch) * (k if k is not None else 1)
+            draws = items * (k if k is not None else 1)
         if len(seen) > before:
             last_new = draws
         if draws == 0:
@@ -179,7 +187,14 @@ def probe_reach(adapter: BloomAdapter, seed: str, budget: int = REACH_DRAW_BUDGE
         union |= max(b, 0)
     exhaustive = draws >= math.ceil(m * (math.log(m) + MISS_EXPONENT))
     busiest = _busiest_tenth(hits, m) if hits else None
-    return Reach(len(seen), draws, items, exhaustive, 2 * last_new <= draws, union, out_of_range, busiest)
+    saturated = 2 * last_new <= draws
+    return Reach(len(seen), draws, items, exhaustive, saturated, union, out_of_range, busiest, refused)
+
+
+def refusal(exc: Exception, inserted: int, capacity: int) -> str:
+    """A filter's own exception on an insert, in the report's words."""
+    what = "an insert at capacity" if inserted >= capacity else "an insert"
+    return f"refused {what} after {inserted} items ({type(exc).__name__}: {exc}): the audit sized it for {capacity}"
 
 
 def _busiest_tenth(hits: Counter[int], m: int) -> float:
@@ -193,6 +208,7 @@ def check_reachability(adapter: BloomAdapter, reach: Reach | None, alpha: float 
     if reach is None or m is None:
         return CheckResult("reachability", NA, adapter.unread())
     source = f" ({adapter.read_from()})" if adapter.read_from() else ""
+    source += f"; it {reach.refused}" if reach.refused else ""
     if reach.out_of_range is not None:
         reason = f"index {reach.out_of_range} lies outside range({m}){source}"
         return CheckResult("reachability", FAIL, reason, "index range")

@@ -1,26 +1,29 @@
-"""The filters audit-bloom knows: how to build each at a case's size, and what its own sizing promises."""
+"""The filters audit-bloom audits, known or the caller's own: how to build each at a case, and what it promises."""
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from dedup_harness.bloom_audit import datatrove_mask, loading
 from dedup_harness.bloom_audit.adapters import BloomAdapter, DatatroveAdapter, ReferenceAdapter
-from dedup_harness.bloom_audit.any_filter import AnyFilterTarget, Driving
-from dedup_harness.bloom_audit.cases import DATATROVE_GRID, DATATROVE_SCENARIOS, Case, Promise
+from dedup_harness.bloom_audit.any_filter import FAMILIES, TAKES, AnyFilterAdapter, Driving
+from dedup_harness.bloom_audit.cases import DATATROVE_GRID, DATATROVE_SCENARIOS, Case, Promise, rate_sized_cases
 from dedup_harness.bloom_audit.filter_checks import Finding
 from dedup_harness.bloom_audit.formulas import textbook_rate
-from dedup_harness.bloom_audit.package_targets import PACKAGE_TARGETS, Library, PackageTarget
-from dedup_harness.bloom_audit.target import Target, TargetError
-from dedup_harness.bloom_audit.written_reproductions import spelling_of
+from dedup_harness.bloom_audit.model import CaseReport
+from dedup_harness.bloom_audit.package_targets import PACKAGE_TARGETS, PackageTarget
+from dedup_harness.bloom_audit.reproductions import Reproduction
+from dedup_harness.bloom_audit.target import AuditTarget, TargetError
+from dedup_harness.bloom_audit.written_reproductions import Spelling, spelling_of, write
 from dedup_harness.core import bloom_sizing
 
 
-class ReferenceTarget(Target):
+class ReferenceTarget(AuditTarget):
     """The reference ``corpus.bloom.BloomFilter``, or a class with its API (``cls``)."""
 
     name = "reference"
@@ -42,7 +45,7 @@ class ReferenceTarget(Target):
         return Promise(m, k, rate, "the course's m and k, and the Bloom rate at that m and k")
 
 
-class DatatroveTarget(Target):
+class DatatroveTarget(AuditTarget):
     """datatrove's ``SingleBloomFilter``, as installed; control rows correct only line 147."""
 
     name = "datatrove"
@@ -52,7 +55,8 @@ class DatatroveTarget(Target):
         self.module = importlib.import_module("datatrove.pipeline.dedup.bloom_filter")
         self.version = version("datatrove")
         self.description = f"datatrove {self.version} SingleBloomFilter ({self.module.__file__})"
-        _quiet_datatrove_logging()
+        # datatrove logs through loguru on every construction; the audit prints its own table.
+        importlib.import_module("loguru").logger.disable("datatrove")
 
     def cases(self) -> list[Case]:
         shipped = [Case(family, size, round(size * 8 / 9.6)) for family, size in DATATROVE_GRID]
@@ -82,24 +86,100 @@ class DatatroveTarget(Target):
         return datatrove_mask.datatrove_notes(self.module)
 
 
-def _quiet_datatrove_logging() -> None:
-    # datatrove logs through loguru on every construction; the audit prints its own table.
-    importlib.import_module("loguru").logger.disable("datatrove")
+class AnyFilterTarget(AuditTarget):
+    """The caller's filter class or factory, audited at the rate-sized grid (or the families named)."""
+
+    def __init__(
+        self,
+        build: Callable[..., Any],
+        name: str,
+        driving: Driving | None = None,
+        families: Sequence[str] | None = None,
+        spelling: Spelling | None = None,
+    ) -> None:
+        self.build_filter, self.name, self.driving = build, name, driving or Driving()
+        self.spelling = spelling or spelling_of(build)
+        self.families = _families(families)
+        self.description = f"constructed as {TAKES[self.driving.takes].replace('build', _short(build))}"
+        if self.driving.takes == "bits":
+            self.size_unit = "m (bits)"
+        try:  # a class that cannot be built or driven is the caller's error, not a failed audit
+            self.build(self.cases()[0])
+        except Exception as exc:
+            raise TargetError(f"{name} cannot be used as a Bloom filter: {type(exc).__name__}: {exc}") from exc
+
+    def cases(self) -> list[Case]:
+        rate_sized = [case for case in rate_sized_cases() if case.family in self.families]
+        if self.driving.takes == "rate":
+            return rate_sized
+        return [Case(c.family, c.size, c.capacity, k=bloom_sizing.hashes(c.size, c.capacity)) for c in rate_sized]
+
+    def build(self, case: Case) -> AnyFilterAdapter:
+        return AnyFilterAdapter(self.build_filter, self.driving, case)
+
+    def promise(self, case: Case, adapter: Any) -> Promise:
+        if self.driving.takes == "rate":
+            return super().promise(case, adapter)
+        assert case.k is not None
+        rate = textbook_rate(case.size, case.k, case.capacity)
+        return Promise(case.size, case.k, rate, "the Bloom rate of the m and k it was built with")
+
+    def reproductions(self, rows: Sequence[CaseReport], causes: Sequence[str]) -> list[Reproduction]:
+        """Written for this filter from the rows, and each run once (``written_reproductions``)."""
+
+        def build(row: CaseReport) -> AnyFilterAdapter:
+            return self.build(Case(row.family, row.size, row.capacity, row.asked_rate, row.given_k))
+
+        return write(rows, causes, self.spelling, build, takes=self.driving.takes, target=self.name)
+
+    def throughput_case(self, capacity: int, error_rate: float) -> tuple[Case, str]:
+        if self.driving.takes == "rate":
+            return super().throughput_case(capacity, error_rate)
+        m = bloom_sizing.bits(capacity, error_rate)
+        k = bloom_sizing.hashes(m, capacity)
+        return Case("throughput", m, capacity, k=k), f"m = {m:,}, k = {k} for n = {capacity:,}"
 
 
-def _package(library: Library) -> tuple[Callable[[], Target], str]:
-    return partial(PackageTarget, library), f"{library.name} (the audit extra pins the release audited)"
+def _families(names: Sequence[str] | None) -> tuple[str, ...]:
+    if names is None:
+        return FAMILIES
+    unknown = [name for name in names if name not in FAMILIES]
+    if unknown or not names:
+        raise TargetError(f"size families {unknown or '(none)'}: expected some of {', '.join(FAMILIES)}")
+    return tuple(names)
 
 
-_BUILTIN: dict[str, tuple[Callable[[], Target], str]] = {
+def _short(build: Callable[..., Any]) -> str:
+    name = getattr(build, "__qualname__", type(build).__name__)
+    return "build" if "<" in name else name
+
+
+_BUILTIN: dict[str, tuple[Callable[[], AuditTarget], str]] = {
     "reference": (ReferenceTarget, ""),
     "datatrove": (DatatroveTarget, "datatrove==0.10.1 regex tokenizers 'xxhash<4'"),
-    **{library.name: _package(library) for library in PACKAGE_TARGETS},
+    **{
+        lib.name: (partial(PackageTarget, lib), f"{lib.name} (the audit extra pins the release audited)")
+        for lib in PACKAGE_TARGETS
+    },
 }
 TARGET_NAMES = tuple(_BUILTIN)
+# A library's own class named as a filter is audited as its built-in target, with what the audit knows of it
+KNOWN_CLASSES = {
+    "datatrove.pipeline.dedup.bloom_filter.SingleBloomFilter": "datatrove",
+    **{f"{library.module}.{library.adapter.constructor}": library.name for library in PACKAGE_TARGETS},
+}
 
 
-def resolve_target(spec: str, driving: Driving | None = None) -> Target:
+def known_target(build: Any) -> AuditTarget | None:
+    """The built-in target of a library's class given as a filter (``pybloom_live.BloomFilter``); None for others."""
+    for path, name in KNOWN_CLASSES.items():
+        module, _, attribute = path.rpartition(".")
+        if getattr(sys.modules.get(module), attribute, None) is build:
+            return resolve_target(name)
+    return None
+
+
+def resolve_target(spec: str, driving: Driving | None = None) -> AuditTarget:
     """The target named by ``spec``: a built-in name, ``module:Class`` or ``path/to/file.py:Class``."""
     if spec in _BUILTIN:
         factory, install = _BUILTIN[spec]
@@ -109,6 +189,9 @@ def resolve_target(spec: str, driving: Driving | None = None) -> Target:
             raise TargetError(f"{spec} is not installed ({exc}); install it with: pip install {install}") from exc
     if loading.is_spec(spec):
         build, located = loading.load(spec)
+        known = known_target(build)
+        if known is not None:
+            return known
         spelling = spelling_of(build, str(located.folder) if located.file else None)
         return AnyFilterTarget(build, spec, driving or Driving(), spelling=spelling)
     names = ", ".join(TARGET_NAMES)

@@ -1,14 +1,8 @@
 """The audit's own Bloom arithmetic: the textbook rate, the real-valued optimal k, and the rate that sizes exact bits.
 
-The sizing rule itself (m, k and ln 2) has one home, ``core/bloom_sizing.py``: the trusted side's copy,
-which every check and the grader also read. The audit compares a filter's own numbers with that copy,
-never with the reference's ``bits_for``: a check that reused the code under test would share its bugs.
-
-What is here only the audit uses: the rate a filter of m bits and k hashes delivers after n items (and
-its inverse, the bits a delivered rate implies), the optimum k as a real number, and the inverse of the
-rule (the rate that sizes n items at exactly m bits).
-They stay beside the audit rather than in core, because no check, grader or shrinker asks them: core
-keeps what the trusted side promises, and this is how the audit measures a filter against it.
+The sizing rule itself (m, k and ln 2) has one home, ``core/bloom_sizing.py``, the trusted side's copy;
+never the reference's ``bits_for``, for a check that reused the code under test would share its bugs.
+These measures stay beside the audit, not in core: no check, grader or shrinker asks them.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """``audit-bloom --html FILE``: each audited filter on one self-contained page, with plots.
 
-Per target: the false-positive rate its sizing promises against the one it delivered, case by case
-in order of size (log scale; a case that saw no false positive is drawn at half of one hit, hollow),
-with the binomial tolerance the verdict allowed; the fraction of its bits that can be reached, per
-size family (the worst case of each family); the faults found, each once; and the full case table.
-The datatrove bloommask report follows when it ran.
+Per target: promised against delivered rate by size (log scale; a case that saw no false positive is
+drawn hollow at half of one hit), the worst fraction of reachable bits per size family, the faults,
+and the case table; then the datatrove bloommask report.
 """
 
 from __future__ import annotations
@@ -14,8 +12,8 @@ from collections.abc import Sequence
 from markupsafe import Markup
 
 from dedup_harness.bloom_audit import html_compare, plot_axes
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
 from dedup_harness.bloom_audit.summary import family_summaries
 from dedup_harness.bloom_audit.throughput import Throughput
 from dedup_harness.core import pages, svg
@@ -79,12 +77,7 @@ def rate_plot(report: AuditReport) -> Markup:
 
 def reach_plot(report: AuditReport) -> Markup | None:
     """The worst fraction of reachable bits in each size family; None when the filter exposes no indexes."""
-    worst: dict[str, float] = {}
-    for row in _shipped(report):
-        if row.reachable_bits is None or not row.allocated_bits:
-            continue
-        fraction = row.reachable_bits / row.allocated_bits
-        worst[row.family] = min(fraction, worst.get(row.family, 1.0))
+    worst = {s.family: s.reachable_fraction for s in family_summaries(report) if s.reachable_fraction is not None}
     if not worst:
         return None
     left = svg.text_width(worst)

@@ -1,11 +1,8 @@
 """The side-by-side figures of ``audit-bloom --html``: every library on one set of axes.
 
-Three figures: the delivered false-positive rate over the promised one, case by case in order of
-size (1 is a promise kept exactly; the grey marks are the most the binomial tolerance allowed); the
-bits per item each library allocated against the textbook formula's ``-ln p / (ln 2)**2``; and the
-inserts and queries per second of one run at equal capacity and rate. Only libraries audited on
-the shared rate-sized cases are drawn in the first two (datatrove is sized in bytes: its own
-figures follow).
+Delivered over promised rate case by case, bits per item against the textbook formula, and inserts and
+queries per second. Only the libraries audited on the shared rate-sized cases are drawn in the first
+two: datatrove is sized in bytes, and its own figures follow.
 """
 
 from __future__ import annotations
@@ -16,7 +13,7 @@ from markupsafe import Markup
 from matplotlib.ticker import EngFormatter
 
 from dedup_harness.bloom_audit import plot_axes
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
 from dedup_harness.bloom_audit.summary import formula_bits_per_item
 from dedup_harness.bloom_audit.throughput import Throughput
 from dedup_harness.core import svg

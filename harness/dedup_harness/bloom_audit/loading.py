@@ -43,7 +43,7 @@ def load(spec: str) -> tuple[Any, Located]:
     where, _, name = spec.rpartition(":")
     if not where or not name:
         raise TargetError(f"{spec!r} is not of the form {FORMS}")
-    located = _locate_file(spec, where, name) if _is_path(where) else _locate_module(where, name)
+    located = _locate_file(spec, where, name) if _is_path(where) else Located(where, Path.cwd(), name)
     module = _import(spec, located)
     built: Any = module
     for part in name.split("."):
@@ -55,10 +55,6 @@ def load(spec: str) -> tuple[Any, Located]:
 
 def _is_path(where: str) -> bool:
     return where.endswith(".py") or os.sep in where or "/" in where
-
-
-def _locate_module(module: str, name: str) -> Located:
-    return Located(module, Path.cwd(), name)
 
 
 def _locate_file(spec: str, where: str, name: str) -> Located:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import operator
 import random
 from collections.abc import Sequence
 from typing import Any
@@ -33,26 +34,31 @@ class PackageAdapter(NamedCallsAdapter):
     """
 
     module = ""  # the module the package installs
+    constructor = "BloomFilter"  # its filter class, as the module exports it
     calls: tuple[str, str, str | None] = ("add", "__contains__", None)  # insert, contains, batch insert
     size_names = ("", "")  # the attributes that hold its m and its k, where it has such attributes
+    storage = ""  # the attribute holding its bit array (``backend.array_``), whose memory storage_bits reads
 
     def __init__(self, capacity: int, error_rate: float) -> None:
         self.use(self.construct(importlib.import_module(self.module), capacity, error_rate), *self.calls)
         self.m, self.k = self.sizes()
 
     def construct(self, module: Any, capacity: int, error_rate: float) -> Any:
-        return module.BloomFilter(capacity, error_rate)
+        return getattr(module, self.constructor)(capacity, error_rate)
 
     def sizes(self) -> tuple[int, int | None]:
         """Its bit count and k, as the filter reports them."""
         m, k = self.size_names
         return int(getattr(self.filter, m)), int(getattr(self.filter, k))
 
+    def storage_bits(self) -> int | None:
+        return 8 * memoryview(operator.attrgetter(self.storage)(self.filter)).nbytes if self.storage else None
+
 
 class RbloomAdapter(PackageAdapter):
     """rbloom's ``Bloom``. Its k and bits are read from ``save_bytes()``: an 8-byte little-endian k, then the bits."""
 
-    module = "rbloom"
+    module, constructor = "rbloom", "Bloom"
     calls = ("add", "__contains__", "update")
 
     def __init__(self, capacity: int, error_rate: float, *, own_hash: bool = False) -> None:
@@ -78,15 +84,13 @@ class PybloomLiveAdapter(PackageAdapter):
     """pybloom-live's ``BloomFilter``: k slices of ``bits_per_slice`` bits, one index per slice."""
 
     module = "pybloom_live"
+    storage = "bitarray"
     size_names = ("num_bits", "num_slices")
     has_indexes = True
 
     def bit_indexes(self, item: bytes) -> list[int]:
         width = self.filter.bits_per_slice
         return [i * width + int(h) for i, h in enumerate(self.filter.make_hashes(item))]
-
-    def storage_bits(self) -> int:
-        return len(self.filter.bitarray)
 
 
 class BloomFilter2Adapter(PackageAdapter):
@@ -96,6 +100,7 @@ class BloomFilter2Adapter(PackageAdapter):
     """
 
     module = "bloom_filter2"
+    storage = "backend.array_"
     size_names = ("num_bits_m", "num_probes_k")
     has_indexes = True
 
@@ -104,10 +109,6 @@ class BloomFilter2Adapter(PackageAdapter):
 
     def bit_indexes(self, item: bytes) -> list[int]:
         return [int(b) for b in self.filter.probe_bitnoer(self.filter, item)]
-
-    def storage_bits(self) -> int:
-        words = self.filter.backend.array_
-        return 8 * int(words.itemsize) * len(words)
 
 
 class BloomfilterPyAdapter(PackageAdapter):
@@ -130,13 +131,14 @@ class BloomfilterPyAdapter(PackageAdapter):
         return bits_of(self.filter.data.tobytes(), high_bit_first=True)  # "logical bit zero is the high bit"
 
     def storage_bits(self) -> int:
-        return len(self.filter.data)
+        return len(self.filter.data)  # its own BitArray: no buffer to measure
 
 
 class PyprobablesAdapter(PackageAdapter):
     """pyprobables' ``BloomFilter(est_elements, false_positive_rate)`` with its default FNV-1a hashes."""
 
     module = "probables"
+    storage = "bloom"
     calls = ("add", "check", None)
     size_names = ("number_bits", "number_hashes")
 
@@ -150,10 +152,6 @@ class PyprobablesAdapter(PackageAdapter):
     def set_bits(self) -> set[int]:
         return bits_of(bytes(self.filter.bloom))
 
-    def storage_bits(self) -> int:
-        bloom = self.filter.bloom
-        return 8 * int(bloom.itemsize) * len(bloom)
-
 
 class PybloomfiltermmapAdapter(PackageAdapter):
     """pybloomfiltermmap3's ``BloomFilter(capacity, error_rate)`` in memory (no file).
@@ -164,6 +162,7 @@ class PybloomfiltermmapAdapter(PackageAdapter):
     """
 
     module = "pybloomfilter"
+    storage = "data_array"
     calls = ("add", "__contains__", "update")
     size_names = ("num_bits", "num_hashes")
 
@@ -177,9 +176,6 @@ class PybloomfiltermmapAdapter(PackageAdapter):
 
     def set_bits(self) -> set[int]:
         return bits_of(self.filter.data_array)  # 32-bit words, bit b & 31 of word b >> 5: little-endian bytes
-
-    def storage_bits(self) -> int:
-        return 8 * len(self.filter.data_array)
 
 
 class FastbloomAdapter(PackageAdapter):

@@ -20,7 +20,7 @@ from importlib.metadata import version
 from dedup_harness.bloom_audit import package_adapters as pa
 from dedup_harness.bloom_audit.adapters import BloomAdapter
 from dedup_harness.bloom_audit.cases import Case, Promise
-from dedup_harness.bloom_audit.target import Target
+from dedup_harness.bloom_audit.target import AuditTarget
 from dedup_harness.core.bloom_sizing import LN2
 
 CONSTRUCTED_WITH = "the error rate it was constructed with"
@@ -57,7 +57,7 @@ class Library:
         return self.adapter.module
 
 
-class PackageTarget(Target):
+class PackageTarget(AuditTarget):
     """A filter from an installed package, built as ``adapter(capacity, error_rate)``."""
 
     def __init__(self, library: Library) -> None:

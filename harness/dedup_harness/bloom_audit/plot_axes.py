@@ -18,7 +18,7 @@ from matplotlib.axis import Axis
 from matplotlib.figure import Figure
 from matplotlib.ticker import NullFormatter
 
-from dedup_harness.bloom_audit.audit import CaseReport
+from dedup_harness.bloom_audit.model import CaseReport
 from dedup_harness.core import svg
 
 CASE_FONT = 7.0  # points, for the case names under a plot

@@ -12,14 +12,11 @@ the most bits the filter can be using. That bound is the reachable count such a 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from dedup_harness.bloom_audit.binomial import lowest_rate
-from dedup_harness.bloom_audit.filter_checks import FAIL, NA, CheckResult
+from dedup_harness.bloom_audit.filter_checks import FAIL, NA
 from dedup_harness.bloom_audit.formulas import bits_for_rate
-
-if TYPE_CHECKING:  # audit.py calls this module on its rows
-    from dedup_harness.bloom_audit.audit import CaseReport
+from dedup_harness.bloom_audit.model import CaseReport
 
 HIGH = 0.5  # a rate at least this high at every size, while the promises go below LOW, is a few bits at most
 LOW = 0.1
@@ -72,14 +69,10 @@ def _named(row: CaseReport, cause: str, alpha: float) -> CaseReport:
         if most is not None
         else "; k is hidden, so the bits in use cannot be bounded"
     )
-    checks = [_with(c, cause, bound) for c in row.checks]
+    checks = [
+        replace(c, cause=cause, reason=c.reason + bound) if c.check == "delivered rate" else c for c in row.checks
+    ]
     return replace(row, checks=checks, reachable_bits=most, reachable_how=HOW if most is not None else "n/a")
-
-
-def _with(check: CheckResult, cause: str, bound: str) -> CheckResult:
-    if check.check == "delivered rate":
-        return replace(check, cause=cause, reason=check.reason + bound)
-    return check
 
 
 def _status(row: CaseReport, check: str) -> str:

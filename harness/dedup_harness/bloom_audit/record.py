@@ -1,10 +1,8 @@
 """What changed since the recorded run: verdicts compared case by case, with the release each was found on.
 
-The record is a ``--json`` document (docs/bloom-audit.json keeps the one the docs describe). A new
-release that fixes a fault, or brings one, shows as a case whose verdict or causes changed; a
-library the record does not know shows as new. Only the libraries in this run are compared. The
-record also reads back whole (``reports_of_json``, ``speeds_of_json``): the results page is written
-from it, and tests draw real results from it with no library installed.
+The record is a ``--json`` document (docs/bloom-audit.json). A release that fixes a fault or brings one
+shows as a case whose verdict or causes changed; only the libraries in this run are compared. The record
+also reads back whole: the results page is written from it, and tests draw real results from it.
 """
 
 from __future__ import annotations
@@ -14,8 +12,8 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.filter_checks import CheckResult, Finding
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
 from dedup_harness.bloom_audit.reproductions import Reproduction
 from dedup_harness.bloom_audit.throughput import Throughput
 
@@ -117,7 +115,8 @@ def speeds_of_json(document: dict[str, Any]) -> list[Throughput]:
 
 def _row(row: dict[str, Any]) -> CaseReport:
     names = {f.name for f in fields(CaseReport)} - {"checks"}
-    return CaseReport(**{name: row[name] for name in names}, checks=[CheckResult(**c) for c in row["checks"]])
+    known = {name: row[name] for name in names if name in row}  # a field newer than the record keeps its default
+    return CaseReport(**known, checks=[CheckResult(**c) for c in row["checks"]])
 
 
 def _report(entry: dict[str, Any]) -> AuditReport:

@@ -10,8 +10,8 @@ from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
 
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
 from dedup_harness.bloom_audit.record import Change
 from dedup_harness.bloom_audit.reproductions import Reproduction
 from dedup_harness.bloom_audit.summary import FamilySummary, family_summaries
@@ -36,17 +36,17 @@ def show(console: Console, table: Table) -> None:
         console.print(textwrap.fill(f"  {row[0]}: {named}", width, subsequent_indent="      "), highlight=False)
 
 
-def _shown(value: float | None, spec: str) -> str:
+def shown(value: float | None, spec: str) -> str:
     """``value`` in the format ``spec``, or n/a when there is none."""
     return "n/a" if value is None else format(value, spec)
 
 
-def _num(value: int | None) -> str:
-    return _shown(value, ",")
+def number(value: int | None) -> str:
+    return shown(value, ",")
 
 
-def _rate(value: float | None) -> str:
-    return _shown(value, ".3g")
+def rate(value: float | None) -> str:
+    return shown(value, ".3g")
 
 
 def _reachable(row: CaseReport) -> str:
@@ -59,7 +59,7 @@ def _reachable(row: CaseReport) -> str:
 
 
 def _k(row: CaseReport) -> str:
-    return _num(row.k) + (" (given)" if row.given_k is not None else "")
+    return number(row.k) + (" (given)" if row.given_k is not None else "")
 
 
 def _verdict(row: CaseReport) -> str:
@@ -69,34 +69,14 @@ def _verdict(row: CaseReport) -> str:
 
 def case_table(title: str, size_unit: str, rows: list[CaseReport]) -> Table:
     table = Table(title=title, title_justify="left", show_lines=False)
-    for name, justify in (
-        ("family", "left"),
-        (size_unit, "right"),
-        ("n", "right"),
-        ("p asked", "right"),
-        ("allocated bits", "right"),
-        ("reachable", "right"),
-        ("k", "right"),
-        ("k implied", "right"),
-        ("promised", "right"),
-        ("delivered", "right"),
-        ("verdict", "left"),
-    ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    names = ("family", size_unit, "n", "p asked", "allocated bits", "reachable", "k", "k implied", "promised")
+    for name in (*names, "delivered", "verdict"):
+        table.add_column(name, justify="left" if name in ("family", "verdict") else "right")
     for row in rows:
-        table.add_row(
-            row.family,
-            str(row.size),
-            str(row.capacity),
-            "-" if row.asked_rate is None else f"{row.asked_rate:.3g}",
-            _num(row.allocated_bits),
-            _reachable(row),
-            _k(row),
-            row.implied_k,
-            _rate(row.promised_rate),
-            _rate(row.delivered_rate),
-            _verdict(row),
-        )
+        asked = "-" if row.asked_rate is None else f"{row.asked_rate:.3g}"
+        cells = [row.family, str(row.size), str(row.capacity), asked, number(row.allocated_bits), _reachable(row)]
+        cells += [_k(row), row.implied_k, rate(row.promised_rate), rate(row.delivered_rate), _verdict(row)]
+        table.add_row(*cells)
     return table
 
 
@@ -133,7 +113,7 @@ def print_reproduction(console: Console, reproduction: Reproduction) -> None:
     console.print("    " + reproduction.code.rstrip().replace("\n", "\n    "), markup=False, highlight=False)
 
 
-def _bits(summary: FamilySummary) -> str:
+def bits_per_item(summary: FamilySummary) -> str:
     if summary.bits_per_item is None:
         return "n/a"
     formula = "" if summary.formula_bits_per_item is None else f" / {summary.formula_bits_per_item:.2f}"
@@ -149,15 +129,9 @@ def summary_table(reports: list[AuditReport]) -> Table:
     for report in reports:
         for s in family_summaries(report):
             causes = f": {'; '.join(s.causes)}" if s.causes else ""
+            cells = [f"{s.target} {s.version}", s.family, str(s.cases), rate(s.promised), rate(s.delivered)]
             table.add_row(
-                f"{s.target} {s.version}",
-                s.family,
-                str(s.cases),
-                _rate(s.promised),
-                _rate(s.delivered),
-                _bits(s),
-                _shown(s.reachable_fraction, ".2g"),
-                VERDICT_STYLE[s.verdict] + causes,
+                *cells, bits_per_item(s), shown(s.reachable_fraction, ".2g"), VERDICT_STYLE[s.verdict] + causes
             )
     return table
 
@@ -171,14 +145,8 @@ def throughput_table(rows: list[Throughput]) -> Table:
     for name in ("library", "sized as", "m", "k", "inserts/s", "queries/s"):
         table.add_column(name, justify="left" if name in ("library", "sized as") else "right")
     for t in rows:
-        table.add_row(
-            f"{t.target} {t.version}",
-            t.how,
-            _num(t.m),
-            _num(t.k),
-            _shown(t.inserts_per_second, ",.0f"),
-            _shown(t.queries_per_second, ",.0f"),
-        )
+        speeds = shown(t.inserts_per_second, ",.0f"), shown(t.queries_per_second, ",.0f")
+        table.add_row(f"{t.target} {t.version}", t.how, number(t.m), number(t.k), *speeds)
     return table
 
 
@@ -193,39 +161,30 @@ def print_changes(console: Console, record: str, changes: list[Change]) -> None:
 
 
 def print_bloommask(console: Console, report: BloommaskReport) -> None:
-    source = "measured on the installed datatrove" if report.measured else "arithmetic only"
-    table = Table(title=f"bloommask: the reachable-index law 2 ** popcount(m_bytes) ({source})", title_justify="left")
+    title = "bloommask: the reachable-index law 2 ** popcount(m_bytes) (measured on the installed datatrove)"
+    table = Table(title=title, title_justify="left")
     for name in ("m_bytes", "popcount", "reachable (law)", "measured", "allocated bits", "fraction"):
         table.add_column(name, justify="right")
     for row in report.law:
-        table.add_row(
-            row.label,
-            str(row.popcount),
-            f"{row.reachable:,}",
-            _num(row.measured),
-            f"{row.allocated:,}",
-            f"{row.fraction:.2g}",
-        )
+        cells = [row.label, str(row.popcount), f"{row.reachable:,}", number(row.measured), f"{row.allocated:,}"]
+        table.add_row(*cells, f"{row.fraction:.2g}")
     show(console, table)
     gap = report.gap
-    logged = f"{gap.logged_by_datatrove:.3g} (its log line)" if gap.logged_by_datatrove is not None else "not run"
-    measured = (
-        f"{gap.delivered_measured:.3g} over {gap.queries} fresh items"
-        if gap.delivered_measured is not None
-        else "not run"
+    logged = (
+        f"{gap.logged_by_datatrove:.3g} (its log line)" if gap.logged_by_datatrove is not None else "not in its log"
     )
+    measured = f"{gap.delivered_measured:.3g} over {gap.queries} fresh items"
     console.print(
         f"logged versus delivered at m_bytes = {gap.m_bytes}, k = {gap.k}, {gap.n} items: "
         f"logged {gap.logged_formula:.2g} by its formula, {logged}; delivered {gap.delivered_formula:.2g} "
         f"by the law, {measured}"
     )
-    if report.drops is not None:
-        drops = report.drops
-        console.print(
-            f"unique documents through datatrove's own run(): {drops.dropped_shipped} of {drops.documents} dropped "
-            f"as shipped, {drops.dropped_fixed} with line 147 reduced by % m (its stats count "
-            f"{drops.dropped_count_in_stats} dropped)\n"
-        )
+    drops = report.drops
+    console.print(
+        f"unique documents through datatrove's own run(): {drops.dropped_shipped} of {drops.documents} dropped "
+        f"as shipped, {drops.dropped_fixed} with line 147 reduced by % m (its stats count "
+        f"{drops.dropped_count_in_stats} dropped)\n"
+    )
 
 
 def to_json(

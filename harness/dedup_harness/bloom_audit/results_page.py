@@ -1,12 +1,8 @@
 """docs/bloom-audit.md's results, written from the recorded run (docs/bloom-audit.json), never by hand.
 
 ``python -m dedup_harness.bloom_audit.results_page docs/bloom-audit.json docs/bloom-audit.md`` rewrites
-the page's four tables (each between its two marker comments): every library by size family, each
-fault with its reproduction, inserts and queries per second, and every case. ``--check`` only says
-whether the page differs from what the record gives (exit 1), as ``tests/bloom/test_results_page.py``
-does. The prose around the tables is the page's own.
-
-To record a new run: ``dedup-harness audit-bloom --all --json docs/bloom-audit.json``, then this.
+the page's four tables, each between its marker comments; ``--check`` only says whether the page differs
+(exit 1). To record a new run: ``dedup-harness audit-bloom --all --json docs/bloom-audit.json``, then this.
 """
 
 from __future__ import annotations
@@ -18,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from dedup_harness.bloom_audit import record
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport
 from dedup_harness.bloom_audit.filter_checks import FAIL
-from dedup_harness.bloom_audit.summary import FamilySummary, family_summaries
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport
+from dedup_harness.bloom_audit.report import bits_per_item, number, rate, shown
+from dedup_harness.bloom_audit.summary import family_summaries
 from dedup_harness.bloom_audit.throughput import Throughput
 
 MODULE = "python -m dedup_harness.bloom_audit.results_page"
@@ -34,22 +31,8 @@ def end(name: str) -> str:
     return f"<!-- end of {name} -->"
 
 
-def _rate(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.3g}"
-
-
-def _number(value: int | None) -> str:
-    return "n/a" if value is None else f"{value:,}"
-
-
 def _verdict(verdict: str, causes: list[str]) -> str:
     return f"{verdict}: {'; '.join(causes)}" if verdict == FAIL and causes else verdict
-
-
-def _bits(s: FamilySummary) -> str:
-    if s.bits_per_item is None:
-        return "n/a"
-    return f"{s.bits_per_item:.2f}" + ("" if s.formula_bits_per_item is None else f" / {s.formula_bits_per_item:.2f}")
 
 
 def family_table(reports: list[AuditReport], speeds: list[Throughput]) -> str:
@@ -61,8 +44,8 @@ def family_table(reports: list[AuditReport], speeds: list[Throughput]) -> str:
     for report in reports:
         for s in family_summaries(report):
             reachable = "n/a" if s.reachable_fraction is None else f"{s.reachable_fraction:.2g}"
-            cells = [s.target, s.version, s.family, str(s.cases), _rate(s.promised), _rate(s.delivered)]
-            cells += [_bits(s), reachable, _verdict(s.verdict, s.causes)]
+            cells = [s.target, s.version, s.family, str(s.cases), rate(s.promised), rate(s.delivered)]
+            cells += [bits_per_item(s), reachable, _verdict(s.verdict, s.causes)]
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -88,9 +71,8 @@ def _cases(count: int) -> str:
 def throughput_table(reports: list[AuditReport], speeds: list[Throughput]) -> str:
     lines = ["| library | sized as | m | k | inserts/s | queries/s |", "|---|---|---:|---:|---:|---:|"]
     for t in speeds:
-        inserts = "n/a" if t.inserts_per_second is None else f"{t.inserts_per_second:,.0f}"
-        queries = "n/a" if t.queries_per_second is None else f"{t.queries_per_second:,.0f}"
-        cells = [f"{t.target} {t.version}", t.how, _number(t.m), _number(t.k), inserts, queries]
+        inserts, queries = shown(t.inserts_per_second, ",.0f"), shown(t.queries_per_second, ",.0f")
+        cells = [f"{t.target} {t.version}", t.how, number(t.m), number(t.k), inserts, queries]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -112,8 +94,8 @@ def _case_line(report: AuditReport, row: CaseReport) -> str:
         "n/a" if row.delivered_rate is None else f"{row.delivered_rate:.3g} ({row.false_positives} / {row.queries})"
     )
     verdict = row.promise_basis if row.verdict == "n/a" else _verdict(row.verdict, row.causes)
-    cells = [f"{report.target} {report.version}", row.case, _number(row.allocated_bits), _number(row.k)]
-    cells += [_number(row.reachable_bits), _rate(row.promised_rate), delivered, verdict]
+    cells = [f"{report.target} {report.version}", row.case, number(row.allocated_bits), number(row.k)]
+    cells += [number(row.reachable_bits), rate(row.promised_rate), delivered, verdict]
     return "| " + " | ".join(cells) + " |"
 
 

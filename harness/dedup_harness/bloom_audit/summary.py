@@ -11,8 +11,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dedup_harness.bloom_audit.audit import AuditReport, CaseReport, overall_verdict
 from dedup_harness.bloom_audit.filter_checks import FAIL
+from dedup_harness.bloom_audit.model import AuditReport, CaseReport, overall_verdict
 from dedup_harness.core.bloom_sizing import LN2
 
 
@@ -52,19 +52,9 @@ def summarise_family(report: AuditReport, family: str, rows: Sequence[CaseReport
     worst = max(rows, key=_excess)
     per_item = worst.allocated_bits / worst.capacity if worst.allocated_bits and worst.capacity else None
     causes = list(dict.fromkeys(cause for row in rows for cause in row.causes))
+    shown = (report.target, report.version, family, len(rows), worst.case, worst.promised_rate, worst.delivered_rate)
     return FamilySummary(
-        report.target,
-        report.version,
-        family,
-        len(rows),
-        worst.case,
-        worst.promised_rate,
-        worst.delivered_rate,
-        per_item,
-        formula_bits_per_item(worst),
-        _reachable(rows),
-        overall_verdict(rows),
-        causes,
+        *shown, per_item, formula_bits_per_item(worst), _reachable(rows), overall_verdict(rows), causes
     )
 
 

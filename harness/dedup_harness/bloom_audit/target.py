@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from dedup_harness.bloom_audit import reproductions
 from dedup_harness.bloom_audit.adapters import BloomAdapter
 from dedup_harness.bloom_audit.cases import Case, Promise, rate_sized_cases
 from dedup_harness.bloom_audit.filter_checks import Finding
+from dedup_harness.bloom_audit.model import CaseReport
 from dedup_harness.bloom_audit.reproductions import Reproduction
 
-if TYPE_CHECKING:  # audit.py runs a target and hands it its rows
-    from dedup_harness.bloom_audit.audit import CaseReport
 
-
-class Target:
+class AuditTarget:
     """A filter family under audit."""
 
     name = ""

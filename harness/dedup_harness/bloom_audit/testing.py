@@ -1,37 +1,42 @@
-"""audit-bloom in a filter's own tests: audit a class or factory, or assert in one line that it keeps its promise.
+"""audit-bloom in a filter's own tests: ``assert_filter_ok(BloomFilter)`` in one line, or ``audit_filter``.
 
-    from dedup_harness.bloom_audit.testing import assert_filter_ok
-
-    def test_the_filter_keeps_its_promise_at_every_size():
-        assert_filter_ok(BloomFilter)
-
-``audit_filter`` returns the audit (each case's verdict, each fault with its reproduction);
-``assert_filter_ok`` raises ``FilterAuditFailed``, an AssertionError whose message is the audit's
-table, its faults and each fault's minimal reproduction, when any case fails.
-
-A plain function rather than a pytest plugin or fixture: the audit needs nothing of pytest's, so
-nothing of ours has to be loaded into the maintainer's run for it to work (it works the same with
-plugin autoloading off, and under unittest). The one plugin the distribution registers (``--impl``,
-for the course's suite) only adds its option; this module imports the audit and rich, nothing else of
-the harness.
+``assert_filter_ok`` raises ``FilterAuditFailed`` (an AssertionError: the table, the faults and their
+reproductions) unless every case passed. A plain function, not a pytest plugin or fixture: nothing of
+ours has to be loaded into the maintainer's run (it works with plugin autoloading off, and under
+unittest); this module imports the audit and rich, nothing else of the harness. A filter named at
+module level is audited in a child process under PYTHONHASHSEED=0: Python salts ``hash()`` per
+process, so a filter hashing with it (rbloom's default) would give other numbers in every run. A
+lambda or a local factory cannot be named to a child, and is audited here.
 """
 
 from __future__ import annotations
 
 import io
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.console import Console
 
-from dedup_harness.bloom_audit.any_filter import FAMILIES, TAKES, AnyFilterTarget, Driving
-from dedup_harness.bloom_audit.audit import AuditReport, audit
+from dedup_harness.bloom_audit.any_filter import FAMILIES, TAKES, Driving
+from dedup_harness.bloom_audit.audit import audit
 from dedup_harness.bloom_audit.binomial import ALPHA
 from dedup_harness.bloom_audit.filter_checks import QUERIES
-from dedup_harness.bloom_audit.report import print_audit
+from dedup_harness.bloom_audit.filters import AnyFilterTarget, known_target
+from dedup_harness.bloom_audit.loading import load
+from dedup_harness.bloom_audit.model import AuditReport
+from dedup_harness.bloom_audit.record import reports_of_json
+from dedup_harness.bloom_audit.report import print_audit, to_json
+from dedup_harness.bloom_audit.target import TargetError
 
 __all__ = ["ALPHA", "FAMILIES", "QUERIES", "TAKES", "FilterAuditFailed", "assert_filter_ok", "audit_filter"]
 WIDTH = 240  # room for the table in a failure message: a CI log does not wrap it
+HASH_SEED = "0"
+CHILD = "import sys; from dedup_harness.bloom_audit import testing; sys.exit(testing.child(*sys.argv[1:]))"
+UNIMPORTABLE = 3  # the child's status when it cannot import the filter by its name
 
 
 class FilterAuditFailed(AssertionError):
@@ -40,8 +45,10 @@ class FilterAuditFailed(AssertionError):
     def __init__(self, report: AuditReport) -> None:
         shipped = [row for row in report.rows if not row.control]
         failed = sum(row.verdict == "fail" for row in shipped)
-        causes = "; ".join(finding.cause for finding in report.findings)
+        causes = "; ".join(finding.cause for finding in report.findings or report.notes)
         headline = f"{report.target} fails {failed} of {len(shipped)} cases: {causes}"
+        if not failed:  # nothing measured is no pass: the table says why each case is n/a
+            headline = f"{report.target}: no case could be measured ({causes or 'every case n/a'})"
         super().__init__(f"{headline}\n\n{report_text(report)}")
         self.report = report
 
@@ -68,15 +75,60 @@ def audit_filter(
     ``seed`` draws the items. A filter that cannot be built or driven raises ``TargetError``.
     """
     label = name or _name_of(build)
-    target = AnyFilterTarget(build, label, Driving(takes, index, bits), families)
+    known = known_target(build)  # a library's class: audited as the command's built-in target of that name
+    if known is not None:
+        cases = [case for case in known.cases() if families is None or case.family in families]
+        return audit(known, cases=cases, seed=seed, queries=queries, alpha=alpha)
+    driving = Driving(takes, index, bits)  # a wrong option is the caller's error, said before any child starts
+    options: dict[str, Any] = {"takes": takes, "index": index, "bits": bits, "families": families, "name": label}
+    options |= {"seed": seed, "queries": queries, "alpha": alpha}
+    in_child = _audited_in_child(_name_of(build), options) if _nameable(build) else None
+    if in_child is not None:
+        return in_child
+    target = AnyFilterTarget(build, label, driving, families)
     return audit(target, seed=seed, queries=queries, alpha=alpha)
 
 
+def _nameable(build: Callable[..., Any]) -> bool:
+    """Whether a child can import ``build`` by its name, where its hashes would not repeat here."""
+    module, name = getattr(build, "__module__", None), getattr(build, "__qualname__", "<")
+    return os.environ.get("PYTHONHASHSEED") != HASH_SEED and module not in (None, "__main__") and "<" not in name
+
+
+def _audited_in_child(spec: str, options: dict[str, Any]) -> AuditReport | None:
+    """The audit run in a child under the fixed hash seed; None when the child cannot import the filter."""
+    env = {**os.environ, "PYTHONHASHSEED": HASH_SEED, "PYTHONPATH": os.pathsep.join(sys.path)}
+    argv = [sys.executable, "-c", CHILD, spec, json.dumps(options)]
+    ran = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+    if ran.returncode == UNIMPORTABLE:
+        return None
+    last = (ran.stdout.splitlines() or [""])[-1]
+    answer = json.loads(last) if last.startswith("{") else {"error": f"the audit's child failed:\n{ran.stderr[-3000:]}"}
+    if "error" in answer:
+        raise TargetError(answer["error"])
+    return reports_of_json(answer)[0]
+
+
+def child(spec: str, options: str) -> int:
+    """The child's side: the audit of ``spec`` as one line of JSON (an error as ``{"error": ...}``)."""
+    try:
+        build = load(spec)[0]
+    except TargetError:
+        return UNIMPORTABLE
+    try:
+        report = audit_filter(build, **json.loads(options))
+    except TargetError as exc:
+        print(json.dumps({"error": str(exc)}))
+        return 2
+    print(json.dumps(to_json([report], None)))
+    return 0
+
+
 def assert_filter_ok(build: Callable[..., Any], **options: Any) -> AuditReport:
-    """``audit_filter(build, **options)``, raising ``FilterAuditFailed`` when a case fails; the audit otherwise."""
+    """``audit_filter(build, **options)``, raising ``FilterAuditFailed`` unless it passed; the audit when it did."""
     __tracebackhide__ = True  # pytest then shows the caller's line and the message, not this frame
     report = audit_filter(build, **options)
-    if not report.passed:
+    if report.status != "pass":
         raise FilterAuditFailed(report)
     return report
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from dedup_harness.bloom_audit.adapters import CaseRefused
 from dedup_harness.bloom_audit.filter_checks import unique_items
-from dedup_harness.bloom_audit.target import Target
+from dedup_harness.bloom_audit.target import AuditTarget
 
 ITEMS = 100_000
 RATE = 0.01
@@ -32,7 +32,7 @@ class Throughput:
     queries_per_second: float | None
 
 
-def measure(target: Target, capacity: int = ITEMS, error_rate: float = RATE, seed: int = 0) -> Throughput:
+def measure(target: AuditTarget, capacity: int = ITEMS, error_rate: float = RATE, seed: int = 0) -> Throughput:
     case, how = target.throughput_case(capacity, error_rate)
     inserted = unique_items(f"{seed}:throughput:insert", capacity)
     fresh = unique_items(f"{seed}:throughput:query", capacity, avoid=inserted)

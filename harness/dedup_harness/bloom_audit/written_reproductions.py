@@ -1,11 +1,9 @@
 """The minimal reproduction of each fault the audit finds in a caller's own filter: code written, then run once.
 
 A library the audit knows has its reproductions recorded (reproductions.toml); a caller's filter gets
-them written from what the audit saw: the smallest failing case (the fewest items), the filter built
-as the audit built it, and only the calls the failing check made. Each asserts the promise the filter
-broke, so it fails while the fault is there: it can be pasted into the filter's own tests as they are.
-Each is run once here, in this process, against the filter as imported, and its title says whether
-it failed as the audit found.
+them written from the smallest failing case, with only the calls the failing check made. Each asserts
+the promise the filter broke, so it can be pasted into the filter's own tests as it is; each is run
+once where the audit ran, and its title says whether it failed as the audit found.
 """
 
 from __future__ import annotations
@@ -16,16 +14,14 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from dedup_harness.bloom_audit.any_filter import AnyFilterAdapter
 from dedup_harness.bloom_audit.bit_sources import Holder
 from dedup_harness.bloom_audit.filter_checks import FAIL, FILLS, MISS_EXPONENT
 from dedup_harness.bloom_audit.formulas import optimal_k
+from dedup_harness.bloom_audit.model import CaseReport
 from dedup_harness.bloom_audit.reproductions import Reproduction
-
-if TYPE_CHECKING:
-    from dedup_harness.bloom_audit.any_filter import AnyFilterAdapter
-    from dedup_harness.bloom_audit.audit import CaseReport
 
 ITEM = "rng.randbytes(16)"
 
@@ -113,28 +109,15 @@ def _reach(cause: str, row: CaseReport, adapter: AnyFilterAdapter, built: str) -
     m = adapter.bits_to_reach() or 0
     items = math.ceil(m * (math.log(max(m, 2)) + MISS_EXPONENT) / max(row.k or 1, 1))
     expected = f"reached <= set(range({m}))" if cause == "index range" else f"reached == set(range({m}))"
-    if adapter.has_indexes:
-        lines = [
-            f"bloom = {built}",
-            "rng = random.Random(0)",
-            "reached = set()",
-            f"for _ in range({items}):",
-            f"    reached.update(bloom.{adapter.index_name}({ITEM}))",
-            f'print(len(reached), "of {m} bits reached")  # the audit: {row.reachable_bits}',
-            f"assert {expected}",
-        ]
-        return "\n".join(lines) + "\n"
-    holder = _bit_array(adapter, items)
-    count = _count("bloom" + holder.path, holder.kind) if holder is not None else "None"
-    lines = [
-        f"bloom = {built}",
-        "rng = random.Random(0)",
-        f"for _ in range({items}):",
-        f"    {_insert(adapter, ITEM)}",
-        f"reached = {count}",
-        f'print(reached, "of {m} bits set")  # the audit: {row.reachable_bits}',
-        f"assert reached == {m}",
-    ]
+    indexed = adapter.has_indexes  # its index function is called; else items go in and its bit array is counted
+    holder = None if indexed else _bit_array(adapter, items)
+    count = "None" if holder is None else _count("bloom" + holder.path, holder.kind)
+    step = f"reached.update(bloom.{adapter.index_name}({ITEM}))" if indexed else _insert(adapter, ITEM)
+    lines = [f"bloom = {built}", "rng = random.Random(0)", *(["reached = set()"] if indexed else [])]
+    lines += [f"for _ in range({items}):", f"    {step}", *([] if indexed else [f"reached = {count}"])]
+    shown, said = ("len(reached)", "reached") if indexed else ("reached", "set")
+    lines += [f'print({shown}, "of {m} bits {said}")  # the audit: {row.reachable_bits}']
+    lines += [f"assert {expected}" if indexed else f"assert reached == {m}"]
     return "\n".join(lines) + "\n"
 
 
@@ -150,16 +133,10 @@ def _bit_array(adapter: AnyFilterAdapter, items: int) -> Holder | None:
 
 
 def _count(value: str, kind: str) -> str:
-    """An expression counting the set bits of the holder at ``value``."""
+    """An expression counting the set bits of the holder at ``value``: one int, or the words it iterates over."""
     if kind == "int":
         return f"bin({value}).count('1')"
-    if kind in ("set", "frozenset"):
-        return f"len({value})"
-    if kind in ("list", "tuple"):
-        return f"sum({value})"
-    if kind == "bitarray":
-        return f"{value}.count()"
-    return f"sum(bin(byte).count('1') for byte in memoryview({value}).cast('B'))"
+    return f"sum(bin(word).count('1') for word in {value})"
 
 
 def _false_negatives(row: CaseReport, adapter: AnyFilterAdapter, built: str) -> str:

@@ -17,9 +17,10 @@ from rich.console import Console
 
 from dedup_harness.bloom_audit import datatrove_mask, loading, record, throughput
 from dedup_harness.bloom_audit.any_filter import TAKES, Driving
-from dedup_harness.bloom_audit.audit import AuditReport, audit
+from dedup_harness.bloom_audit.audit import audit
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
 from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, resolve_target
+from dedup_harness.bloom_audit.model import AuditReport
 from dedup_harness.bloom_audit.record import RecordError
 from dedup_harness.bloom_audit.report import (
     print_audit,
@@ -30,7 +31,7 @@ from dedup_harness.bloom_audit.report import (
     throughput_table,
     to_json,
 )
-from dedup_harness.bloom_audit.target import Target, TargetError
+from dedup_harness.bloom_audit.target import AuditTarget, TargetError
 from dedup_harness.bloom_audit.throughput import Throughput
 from dedup_harness.commands.arguments import non_negative_int
 from dedup_harness.commands.consoles import table_console
@@ -144,7 +145,7 @@ def _print(
         show(console, throughput_table(speeds))
 
 
-def _throughput(targets: list[Target], items: int, seed: int) -> list[Throughput]:
+def _throughput(targets: list[AuditTarget], items: int, seed: int) -> list[Throughput]:
     if not items:
         return []
     with Progress("audit-bloom") as progress:
@@ -156,7 +157,7 @@ def _throughput(targets: list[Target], items: int, seed: int) -> list[Throughput
     return speeds
 
 
-def _audit(targets: list[Target], seed: int) -> tuple[list[AuditReport], BloommaskReport | None]:
+def _audit(targets: list[AuditTarget], seed: int) -> tuple[list[AuditReport], BloommaskReport | None]:
     reports: list[AuditReport] = []
     mask_report: BloommaskReport | None = None
     with Progress("audit-bloom") as progress:
