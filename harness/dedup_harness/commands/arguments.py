@@ -81,8 +81,7 @@ NO_SHARD_KEY = f"no shard key (--shard-key FILE or ${SHARD_KEY_VARIABLE})"
 
 
 def add_shard_key(parser: argparse.ArgumentParser, what: str) -> None:
-    """``--shard-key FILE``, else ``$DEDUP_HARNESS_SHARD_KEY``: the key of the CSV rows' keyed digests, as bytes
-    (``args.shard_key``, None without one), never the key itself on the command line."""
+    """``--shard-key FILE``, else ``$DEDUP_HARNESS_SHARD_KEY``: ``args.shard_key``, bytes or None (never argv)."""
     parser.add_argument(
         "--shard-key",
         type=key_file,

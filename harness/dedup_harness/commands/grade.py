@@ -33,6 +33,7 @@ from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core.provenance import here
 from dedup_harness.core.runner import start_fork_server
+from dedup_harness.distribution import student_kit
 from dedup_harness.distribution.batch_identity import BatchIdentity, identify
 from dedup_harness.distribution.shards import ALL, ShardError, keyed_rows, parse_shard
 from dedup_harness.grade import rules, similarity
@@ -100,9 +101,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--similarity",
         action="store_true",
-        help="compare every pair of submissions, and each with the reference, and list the pairs found alike in the "
-        "terminal, --json and --html; staff outputs only, never Gradescope's; scores unchanged; every path given is "
-        "compared, whatever --shard grades",
+        help="compare every pair of submissions, each with the reference and the kit's code, and list the pairs found "
+        "alike in the terminal, --json and --html; staff outputs only, never Gradescope's; scores unchanged; every "
+        "path given is compared, whatever --shard grades",
     )
     parser.add_argument(
         "--similarity-threshold",
@@ -263,7 +264,8 @@ def compared(args: argparse.Namespace, progress: Progress) -> similarity.Similar
         return None
     paths = sorted(set(args.paths))
     progress.phase("similarity", total=similarity.pairs_count(len(paths)))
-    return similarity.compare(paths, args.similarity_threshold, kit=stub_source(), on_pair=progress.advance)
+    kit, code = stub_source(), student_kit.code_files()
+    return similarity.compare(paths, args.similarity_threshold, kit=kit, kit_code=code, on_pair=progress.advance)
 
 
 def jobs_with_room(setup: WorkerSetup, asked: int) -> int:

@@ -60,8 +60,7 @@ def parse_shard(text: str) -> Shard:
 
 def row_digest(row: Mapping[str, str], key: bytes) -> str:
     """HMAC-SHA256 under ``key`` of every cell of a CSV row but its own digest, as the CSV writes them."""
-    cells = json.dumps([row[column] for column in COLUMNS if column != KEYED])
-    return hmac.new(key, cells.encode("utf-8"), hashlib.sha256).hexdigest()
+    return hmac.new(key, json.dumps([row[c] for c in COLUMNS if c != KEYED]).encode(), hashlib.sha256).hexdigest()
 
 
 def keyed_rows(rows: Sequence[Mapping[str, str]], batch: BatchIdentity, key: bytes | None) -> list[dict[str, str]]:
@@ -70,9 +69,7 @@ def keyed_rows(rows: Sequence[Mapping[str, str]], batch: BatchIdentity, key: byt
     return [{**row, KEYED: row_digest(row, key) if key else ""} for row in written]
 
 
-def merge_rows(
-    paths: Sequence[Path], key: bytes | None = None
-) -> tuple[list[dict[str, str]], list[str], BatchIdentity]:
+def merge_rows(paths: Sequence[Path], key: bytes | None) -> tuple[list[dict[str, str]], list[str], BatchIdentity]:
     """The rows of every shard file, checked to form one batch (under ``key``); notes on what was seen; the batch."""
     files = [read(path) for path in paths]
     batch = same_batch(files)

@@ -48,9 +48,7 @@ def folders(paths: Sequence[str]) -> dict[str, str]:
 
 
 def fit(name: str, room: int = NAME_BYTES) -> str:
-    """``name``'s first characters that fit in ``room`` bytes of the file system (UTF-8): a stable cut, no character
-    split."""
-    name = name[:room]
+    """``name``'s first characters that fit in ``room`` bytes of the file system (UTF-8): a stable cut, none split."""
     while len(os.fsencode(name)) > room:
         name = name[:-1]
     return name
