@@ -21,6 +21,7 @@ from dedup_harness.check.stub import stub_source
 from dedup_harness.commands import extras
 from dedup_harness.commands.arguments import share
 from dedup_harness.core.paths import DATA_ROOT, IMPL_ROOT, PACKAGE_DIR
+from dedup_harness.distribution import student_kit
 from dedup_harness.grade import similarity
 from dedup_harness.grade.reports import gradescope, json_report, terminal
 from dedup_harness.grade.reports import html as grade_html
@@ -255,3 +256,9 @@ def test_a_submission_assembled_from_the_kit_names_the_kit_files_it_came_from(tm
     eve = submitted(tmp_path, "eve", "import math\n\n\n" + "\n\n\n".join(taken))
     (pair,) = similarity.compare([eve], kit=stub_source(), kit_code=sorted(kit.items())).pairs
     assert (pair.left, pair.right) == (f"{similarity.KIT} (_data/oracle/__init__.py, core/bloom_sizing.py)", eve)
+
+
+def test_the_kits_code_compared_with_every_submission_is_the_oracle_the_judges_and_the_sizing() -> None:
+    names = [name for name, _ in student_kit.code_files()]
+    assert {"_data/oracle/__init__.py", "core/judges/expected.py", "core/judges/trusted_stage.py"} <= set(names)
+    assert {"core/bloom_sizing.py", "core/reference.py"} <= set(names) and all(n.endswith(".py") for n in names)

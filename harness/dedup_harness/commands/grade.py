@@ -33,7 +33,6 @@ from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.commands.progress import Progress
 from dedup_harness.core.provenance import here
 from dedup_harness.core.runner import start_fork_server
-from dedup_harness.distribution import student_kit
 from dedup_harness.distribution.batch_identity import BatchIdentity, identify
 from dedup_harness.distribution.shards import ALL, ShardError, keyed_rows, parse_shard
 from dedup_harness.grade import rules, similarity
@@ -264,6 +263,8 @@ def compared(args: argparse.Namespace, progress: Progress) -> similarity.Similar
         return None
     paths = sorted(set(args.paths))
     progress.phase("similarity", total=similarity.pairs_count(len(paths)))
+    from dedup_harness.distribution import student_kit  # the kit's import closure: read only when asked for
+
     kit, code = stub_source(), student_kit.code_files()
     return similarity.compare(paths, args.similarity_threshold, kit=kit, kit_code=code, on_pair=progress.advance)
 

@@ -57,8 +57,7 @@ KIT_DATA: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mutants", ("catalogue.toml", "kill_matrix.json")),
     ("docs", ("*.md",)),
 )
-# The kit's files that hold code a dedup.py could be assembled from, which grade --similarity compares every
-# submission with: the oracle, the judges (the trusted replay among them), the course's filter replayed, the sizing.
+# The kit's code a dedup.py could be assembled from (the oracle, judges, trusted replay, sizing): grade --similarity.
 CODE = ("_data/oracle/", "core/judges/", "core/reference.py", "core/bloom_sizing.py")
 README = """# The dedup-harness student kit
 
