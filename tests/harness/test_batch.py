@@ -69,7 +69,7 @@ def write_shards(tmp_path: Path, count: int) -> list[Path]:
 
 
 def test_merge_joins_shards_into_the_csv_one_run_would_have_written(tmp_path: Path) -> None:
-    rows, _, batch = merge_rows(write_shards(tmp_path, 3))
+    rows, _, batch = merge_rows(write_shards(tmp_path, 3), None)
     assert [r["submission"] for r in rows] == NAMES
     out, summary = tmp_path / "all.csv", tmp_path / "summary.json"
     assert main(["merge", *map(str, write_shards(tmp_path, 3)), "--csv", str(out), "--json", str(summary)]) == 0
@@ -80,13 +80,13 @@ def test_merge_joins_shards_into_the_csv_one_run_would_have_written(tmp_path: Pa
 def test_merge_refuses_a_missing_shard_a_repeated_one_and_mixed_splits(tmp_path: Path) -> None:
     three = write_shards(tmp_path, 3)
     with pytest.raises(ShardError, match="missing: 2/3"):
-        merge_rows([three[0], three[2]])
+        merge_rows([three[0], three[2]], None)
     with pytest.raises(ShardError, match="more than one shard"):
-        merge_rows([three[0], three[0], three[1], three[2]])
+        merge_rows([three[0], three[0], three[1], three[2]], None)
     (tmp_path / "two").mkdir()
     two = write_shards(tmp_path / "two", 2)
     with pytest.raises(ShardError, match="different splits"):
-        merge_rows([three[0], two[1]])
+        merge_rows([three[0], two[1]], None)
     assert main(["merge", str(three[0])]) == 2
 
 
@@ -94,7 +94,7 @@ def test_merge_accepts_an_empty_shard_when_every_shard_file_is_given(tmp_path: P
     rows, batch = [csv_report.row(report(name="only"), "1/2")], identify(["only"], OPTIONS.weights)
     (tmp_path / "a.csv").write_text(csv_report.render(rows, batch.cells()), encoding="utf-8")
     (tmp_path / "b.csv").write_text(csv_report.render([], batch.cells()), encoding="utf-8")
-    merged, _, _ = merge_rows([tmp_path / "a.csv", tmp_path / "b.csv"])
+    merged, _, _ = merge_rows([tmp_path / "a.csv", tmp_path / "b.csv"], None)
     assert [r["submission"] for r in merged] == ["only"]
 
 

@@ -15,9 +15,13 @@ from dedup_harness.cli import main
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.core.provenance import Provenance
+from dedup_harness.distribution.batch_identity import identify
+from dedup_harness.distribution.shards import Shard, keyed_rows
 from dedup_harness.grade.grader import GradingOptions
+from dedup_harness.grade.reports import csv_report
 from dedup_harness.grade.reports.model import GradeReport
-from grade_fakes import buggy_report, report
+from dedup_harness.grade.scoring import equal_weights
+from grade_fakes import DIAGNOSER, buggy_report, report
 
 NAMES = [f"sub{n}" for n in range(6)]
 Grade = Callable[..., list[Path]]
@@ -81,10 +85,11 @@ def edit_row(path: Path, submission: str, **cells: str) -> None:
     path.write_text("".join(lines), encoding="utf-8")
 
 
-def test_shards_of_honest_grades_merge(grade: Grade) -> None:
+def test_shards_of_honest_grades_merge(grade: Grade, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEDUP_HARNESS_SHARD_KEY", KEY.decode())  # grade keys every row it writes, merge checks each
     assert merge(*grade(NAMES, 2)) == 0
-    lines = Path("merged.csv").read_text(encoding="utf-8").splitlines()
-    assert [row["submission"] for row in csv.DictReader(lines)] == NAMES
+    rows = list(csv.DictReader(Path("merged.csv").read_text(encoding="utf-8").splitlines()))
+    assert [row["submission"] for row in rows] == NAMES and all(len(row["row_hmac"]) == 64 for row in rows)
 
 
 def test_shards_of_two_batches_are_refused_naming_both(grade: Grade, capsys: Any) -> None:
@@ -181,3 +186,58 @@ def test_weights_edited_in_every_row_of_every_shard_are_refused_by_the_batch_dig
     capsys.readouterr()
     assert merge(*shards) == 2
     assert "not the same ones" in one_line(capsys)
+
+
+KEY = b"kept by staff"
+CONSISTENT = {**dict.fromkeys(CHECKS, str(Outcome.PASSED)), "score": str(len(CHECKS)), "fails_partly_like": ""}
+
+
+def written_shards(tmp_path: Path, key: bytes | None) -> list[Path]:
+    """Two shard files of NAMES as ``grade --shard i/2 --csv`` writes them with ``key``, graded by fakes."""
+    batch, paths = identify(NAMES, equal_weights()), []
+    for index in (1, 2):
+        graded = fake_batch(Shard(index, 2).select(NAMES), GradingOptions(equal_weights(), DIAGNOSER))
+        rows = keyed_rows([csv_report.row(r, f"{index}/2") for r in graded], batch, key)
+        paths.append(tmp_path / f"shard{index}.csv")
+        paths[-1].write_text(csv_report.render(rows, batch.cells()), encoding="utf-8")
+    return paths
+
+
+def test_a_row_edited_consistently_is_refused_by_its_keyed_digest_naming_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DEDUP_HARNESS_SHARD_KEY", KEY.decode())
+    shards = written_shards(tmp_path, KEY)
+    assert merge(*shards) == 0 and "warning" not in capsys.readouterr().err
+    edit_row(shards[1], "sub3", **CONSISTENT)  # every outcome passed, full marks, no pitfall: a score that follows
+    assert merge(*shards) == 2
+    line = one_line(capsys)
+    assert "shard2.csv, line 3 (sub3): its keyed digest is missing or does not match" in line
+
+
+def test_without_a_key_an_edited_row_merges_and_a_warning_line_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DEDUP_HARNESS_SHARD_KEY", raising=False)
+    shards = written_shards(tmp_path, None)
+    edit_row(shards[1], "sub3", **CONSISTENT)
+    assert merge(*shards) == 0
+    assert "merge: warning: no shard key (--shard-key FILE or $DEDUP_HARNESS_SHARD_KEY)" in capsys.readouterr().err
+
+
+def test_a_key_from_a_file_checks_every_row_and_a_digest_cannot_be_dropped_or_left_unchecked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DEDUP_HARNESS_SHARD_KEY", raising=False)
+    (tmp_path / "key").write_bytes(KEY + b"\n")
+    shards = written_shards(tmp_path, KEY)
+    with_key = ["--shard-key", str(tmp_path / "key")]
+    assert main(["merge", *map(str, shards), "--csv", "merged.csv", *with_key]) == 0
+    assert "warning" not in capsys.readouterr().err
+    assert merge(*shards) == 2 and "merge was given no key to check it with" in one_line(capsys)
+    edit_row(shards[0], "sub0", row_hmac="")
+    assert main(["merge", *map(str, shards), "--csv", "merged.csv", *with_key]) == 2
+    assert "shard1.csv, line 2 (sub0): its keyed digest is missing" in one_line(capsys)

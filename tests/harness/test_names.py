@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 import csv
 import hashlib
 import io
 import json
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
+import pytest
+
+from dedup_harness.commands.grade import declare_outputs, write_outputs
+from dedup_harness.commands.outputs import OutputError, Outputs
+from dedup_harness.distribution.batch_identity import identify
 from dedup_harness.grade.reports import csv_report, json_report, junit, names
 from dedup_harness.grade.reports.names import LONGEST
+from dedup_harness.grade.scoring import equal_weights
 from grade_fakes import buggy_report, report
 
 
@@ -61,3 +69,47 @@ def test_two_submissions_whose_folders_would_collide_keep_a_row_an_entry_and_a_s
         [suite.get("name") for suite in suites],
     ):
         assert sorted(names_in_output) == ["team 7/", "team_7/"]
+
+
+CJK = "漢" * 84  # 252 bytes: a legal folder name, longer than a Gradescope folder may be once made from a path
+
+
+def test_a_folder_name_is_cut_by_its_bytes_to_whole_characters_and_fits_a_file_name() -> None:
+    found = names.folders([f"{CJK}/", f"{CJK}/dedup.py"])
+    assert len(set(found.values())) == 2
+    for path, folder in found.items():
+        assert folder == f"{'漢' * (LONGEST // 3)}-{digest(path)}" and len(folder.encode()) <= names.NAME_BYTES
+    assert names.fit("a漢", 3) == "a" and names.fit("abc", 3) == "abc"
+
+
+def test_a_class_of_folders_named_in_cjk_letters_gets_its_csv_json_and_gradescope_results(tmp_path: Path) -> None:
+    batch = [str(tmp_path / f"{CJK[:-1]}{last}") for last in "字文"]
+    for path in batch:
+        Path(path).mkdir()
+    gradescope = tmp_path / "gs"
+    args = argparse.Namespace(
+        **dict.fromkeys(("junit", "xlsx", "markdown", "html"), None),
+        json=str(tmp_path / "r.json"),
+        csv=str(tmp_path / f"{CJK[:-2]}.csv"),  # 250 bytes: its part file is cut to fit
+        gradescope=gradescope,
+        show_student_output=False,
+    )
+    with Outputs("grade") as outputs:
+        declare_outputs(outputs, args)
+        reports = [report(name=path) for path in batch]
+        write_outputs(args, reports, "1/1", outputs, identify(batch, equal_weights()), names.folders(batch))
+    assert len(json.loads((tmp_path / "r.json").read_text())["submissions"]) == 2
+    assert len(list(csv.DictReader((tmp_path / f"{CJK[:-2]}.csv").open(encoding="utf-8")))) == 2
+    assert len(list(gradescope.glob("*/results.json"))) == 2
+
+
+def test_a_gradescope_file_the_file_system_refuses_is_said_and_every_other_output_written(tmp_path: Path) -> None:
+    with Outputs("grade") as outputs:
+        outputs.file("--json", tmp_path / "r.json")
+        outputs.folder("--gradescope", tmp_path / "gs")
+        outputs.put("--json", "{}")
+        outputs.put_in_folder("--gradescope", f"{'x' * 300}/results.json", "{}")
+        outputs.put_in_folder("--gradescope", "bob/results.json", "{}")
+        with pytest.raises(OutputError, match=r"not written .*--gradescope .*x/results.json \(File name too long\)"):
+            outputs.commit()
+    assert (tmp_path / "r.json").read_text() == "{}" and (tmp_path / "gs" / "bob" / "results.json").exists()

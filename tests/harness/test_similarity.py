@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import base64
 import builtins
 import json
 import os
@@ -19,7 +20,8 @@ from rich.console import Console
 from dedup_harness.check.stub import stub_source
 from dedup_harness.commands import extras
 from dedup_harness.commands.arguments import share
-from dedup_harness.core.paths import IMPL_ROOT
+from dedup_harness.core.paths import DATA_ROOT, IMPL_ROOT, PACKAGE_DIR
+from dedup_harness.distribution import student_kit
 from dedup_harness.grade import similarity
 from dedup_harness.grade.reports import gradescope, json_report, terminal
 from dedup_harness.grade.reports import html as grade_html
@@ -195,3 +197,68 @@ def test_the_terminal_names_the_clusters_then_the_pairs_within_80_columns(tmp_pa
     assert lines[1].startswith(" 24 alike: student-with-a-long-name-00")
     assert sum("~" in line for line in lines) == terminal.PAIRS_SHOWN
     assert lines[-1] == f"  ... and {len(found.pairs) - terminal.PAIRS_SHOWN} more pairs (--html, --json)"
+
+
+def padded(source: str) -> str:
+    """``source`` with ``pass`` after every statement and a docstring atop every function: no-ops that break every
+    run of tokens a fingerprint spans."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            body = getattr(node, field, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                setattr(node, field, [s for stmt in body for s in (stmt, ast.Pass())])
+        if isinstance(node, ast.FunctionDef):
+            node.body.insert(0, ast.Expr(ast.Constant("Nothing to see here.")))
+    return ast.unparse(tree)
+
+
+def test_a_copy_padded_with_no_ops_and_renamed_is_listed_with_its_classmate(tmp_path: Path) -> None:
+    original = (SAMPLES / "correct_different.py").read_text(encoding="utf-8")
+    ann = submitted(tmp_path, "ann", original)
+    pad = submitted(tmp_path, "pad", padded(original))
+    cal = submitted(tmp_path, "cal", padded(disguised(original)))
+    bob = submitted(tmp_path, "bob", (SAMPLES / "correct_plain.py").read_text(encoding="utf-8"))
+    found = similarity.compare([ann, bob, cal, pad], kit=stub_source())
+    alike = {(p.left, p.right): p.similarity for p in found.pairs}
+    assert alike[ann, pad] >= similarity.THRESHOLD and alike[ann, cal] >= similarity.THRESHOLD  # 0.64 and less before
+    assert not {ann, cal, pad} & {name for pair in alike for name in pair if bob in pair}, "no independent solution"
+
+
+def test_code_that_builds_what_it_runs_is_named_unreadable_in_every_staff_output(tmp_path: Path) -> None:
+    original = (SAMPLES / "correct_different.py").read_text(encoding="utf-8")
+    blob = base64.b85encode(original.encode()).decode()
+    hidden = submitted(tmp_path, "hid", f"import base64\nexec(base64.b85decode({blob!r}).decode())\n")
+    ann = submitted(tmp_path, "ann", original)
+    copies = similarity.compare([ann, hidden], kit=stub_source())
+    said = f"{hidden} builds the code it runs (exec on line 2): what runs cannot be read"
+    assert copies.not_compared == ((hidden, said),)
+    console = Console(record=True, width=200)
+    terminal.print_copies(console, copies)
+    reports = [report(name=ann), report(name=hidden)]
+    summary = summarize(map(Outline.of, reports))
+    assert said in console.export_text() and said in grade_html.render(reports, summary, copies)
+    assert json.loads(json_report.render(reports, summary, copies))["similarity"]["not_compared"][0]["why"] == said
+
+
+def test_a_submission_assembled_from_the_kit_names_the_kit_files_it_came_from(tmp_path: Path) -> None:
+    """The oracle's passes verbatim and the sizing's rate: named with the files they came from, and no other."""
+    kit = {
+        name: (PACKAGE_DIR / name).read_text(encoding="utf-8") for name in ("core/bloom_sizing.py", "core/checks.py")
+    }
+    kit["_data/oracle/__init__.py"] = (DATA_ROOT / "oracle" / "__init__.py").read_text(encoding="utf-8")
+    taken = [
+        ast.get_source_segment(kit[name], node) or ""
+        for name in ("_data/oracle/__init__.py", "core/bloom_sizing.py")
+        for node in ast.parse(kit[name]).body
+        if isinstance(node, ast.FunctionDef) and node.name in {"is_blank", "paragraphs", "exact_dedup", "rate", "bits"}
+    ]
+    eve = submitted(tmp_path, "eve", "import math\n\n\n" + "\n\n\n".join(taken))
+    (pair,) = similarity.compare([eve], kit=stub_source(), kit_code=sorted(kit.items())).pairs
+    assert (pair.left, pair.right) == (f"{similarity.KIT} (_data/oracle/__init__.py, core/bloom_sizing.py)", eve)
+
+
+def test_the_kits_code_compared_with_every_submission_is_the_oracle_the_judges_and_the_sizing() -> None:
+    names = [name for name, _ in student_kit.code_files()]
+    assert {"_data/oracle/__init__.py", "core/judges/expected.py", "core/judges/trusted_stage.py"} <= set(names)
+    assert {"core/bloom_sizing.py", "core/reference.py"} <= set(names) and all(n.endswith(".py") for n in names)

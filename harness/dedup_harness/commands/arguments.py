@@ -76,6 +76,33 @@ def add_allow(parser: argparse.ArgumentParser, what: str) -> None:
     )
 
 
+SHARD_KEY_VARIABLE = "DEDUP_HARNESS_SHARD_KEY"  # the shard key where no --shard-key FILE names one
+NO_SHARD_KEY = f"no shard key (--shard-key FILE or ${SHARD_KEY_VARIABLE})"
+
+
+def add_shard_key(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--shard-key FILE``, else ``$DEDUP_HARNESS_SHARD_KEY``: ``args.shard_key``, bytes or None (never argv)."""
+    parser.add_argument(
+        "--shard-key",
+        type=key_file,
+        default=os.environb.get(SHARD_KEY_VARIABLE.encode()) or None,
+        metavar="FILE",
+        help=f"the key of every CSV row's keyed digest (HMAC-SHA256), read from FILE (default: "
+        f"${SHARD_KEY_VARIABLE}, when set): {what}",
+    )
+
+
+def key_file(text: str) -> bytes:
+    """The key a ``--shard-key`` file holds, its surrounding white space dropped."""
+    try:
+        key = Path(text).read_bytes().strip()
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{text}: {exc.strerror or exc}") from None
+    if not key:
+        raise argparse.ArgumentTypeError(f"{text}: the file is empty")
+    return key
+
+
 SEED_DIGITS = SEED_BITS // 4  # a held-back seed's hex digits, at least
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.check.stub import stub_source
+from dedup_harness.commands import arguments
 from dedup_harness.commands.arguments import SeedError, add_allow, add_hidden_seed, count, hidden_seed, seconds, share
 from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
@@ -33,7 +34,7 @@ from dedup_harness.commands.progress import Progress
 from dedup_harness.core.provenance import here
 from dedup_harness.core.runner import start_fork_server
 from dedup_harness.distribution.batch_identity import BatchIdentity, identify
-from dedup_harness.distribution.shards import ALL, ShardError, parse_shard
+from dedup_harness.distribution.shards import ALL, ShardError, keyed_rows, parse_shard
 from dedup_harness.grade import rules, similarity
 from dedup_harness.grade.batch import default_jobs, grade_batch
 from dedup_harness.grade.diagnosis import Diagnoser, load_diagnoser, no_diagnoser
@@ -102,9 +103,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--similarity",
         action="store_true",
-        help="compare every pair of submissions, and each with the reference, and list the pairs found alike in the "
-        "terminal, --json and --html; staff outputs only, never Gradescope's; scores unchanged; every path given is "
-        "compared, whatever --shard grades",
+        help="compare every pair of submissions, each with the reference and the kit's code, and list the pairs found "
+        "alike in the terminal, --json and --html; staff outputs only, never Gradescope's; scores unchanged; every "
+        "path given is compared, whatever --shard grades",
     )
     parser.add_argument(
         "--similarity-threshold",
@@ -114,6 +115,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="how alike a pair must be to be listed: a fraction or a percentage (default: %(default)s)",
     )
     parser.add_argument("--shard", default=None, metavar="I/N", help="grade only the I-th of N deterministic shards")
+    arguments.add_shard_key(parser, "--csv writes each row's, so merge refuses a row edited since")
     parser.add_argument(
         "--jobs",
         type=count,
@@ -239,7 +241,9 @@ def run(args: argparse.Namespace) -> int:
                 )
                 copies = compared(args, progress)
             folders = names.folders(batch)
-            write_outputs(args, reports, str(shard), outputs, identify(args.paths, weights), folders, copies)
+            write_outputs(
+                args, reports, str(shard), outputs, identify(args.paths, weights), folders, copies, args.shard_key
+            )
         except (OutputError, OSError) as exc:  # OSError: no fork server (a temp folder whose path is too long)
             return fail("grade", exc, HARNESS_ERROR)
     return HARNESS_ERROR if any(r.status is Status.HARNESS_ERROR for r in reports) else 0
@@ -263,7 +267,10 @@ def compared(args: argparse.Namespace, progress: Progress) -> similarity.Similar
         return None
     paths = sorted(set(args.paths))
     progress.phase("similarity", total=similarity.pairs_count(len(paths)))
-    return similarity.compare(paths, args.similarity_threshold, kit=stub_source(), on_pair=progress.advance)
+    from dedup_harness.distribution import student_kit  # the kit's import closure: read only when asked for
+
+    kit, code = stub_source(), student_kit.code_files()
+    return similarity.compare(paths, args.similarity_threshold, kit=kit, kit_code=code, on_pair=progress.advance)
 
 
 def jobs_with_room(setup: WorkerSetup, asked: int) -> int:
@@ -332,10 +339,11 @@ def write_outputs(
     batch: BatchIdentity,
     folders: Mapping[str, str],
     copies: similarity.Similarity | None = None,
+    key: bytes | None = None,
 ) -> None:
     """The terminal report, then every output file, written together; ``folders``: each submission's Gradescope
-    folder (``names.folders``); ``copies`` (--similarity) only in the terminal, --json and --html."""
-    rows = [csv_report.row(report, shard) for report in reports]
+    folder (``names.folders``); ``copies`` (--similarity) only in the terminal, --json and --html; ``key``: --csv's."""
+    rows = keyed_rows([csv_report.row(report, shard) for report in reports], batch, key)
     summary = summarize(map(Outline.of, reports))
     console = Console(stderr=outputs.stdout, soft_wrap=False)
     for report in reports if len(reports) == 1 else []:

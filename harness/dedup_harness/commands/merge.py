@@ -3,20 +3,23 @@
 Refuses shards of different batches (other submissions, weights or harness version: every row of a
 grade CSV names its batch in its last columns), shards from different splits, a submission graded twice, a missing
 shard (a shard that graded nothing still writes its header, so pass every shard's file), and a row
-whose score does not follow from its outcomes and the weights. Exit status 0 on success, 2 on bad
-input, always with one line that names the file and the row.
+whose score does not follow from its outcomes and the weights, or whose keyed digest does not match the key
+(``--shard-key``; without one, a warning line says so). Exit status 0 on success, 2 on bad input, always with
+one line that names the file and the row.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
+from dedup_harness.commands.arguments import NO_SHARD_KEY, add_shard_key
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.distribution.shard_files import CsvError
 from dedup_harness.distribution.shards import ShardError, merge_rows
@@ -32,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--csv", metavar="FILE", default="-", help="write the merged CSV to FILE (default: '-', stdout)"
     )
     parser.add_argument("--json", metavar="FILE", help="write the summary as JSON to FILE ('-' for stdout)")
+    add_shard_key(parser, "check every row's keyed digest with it, and refuse a row whose digest does not match")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             outputs.file("--csv", args.csv)
             outputs.file("--json", args.json)
-            rows, notes, batch = merge_rows(args.shards)
+            rows, notes, batch = merge_rows(args.shards, args.shard_key)
             summary = summarize(map(Outline.from_row, rows))
             outputs.put("--csv", csv_report.render(rows, batch.cells()))
             if args.json:
@@ -47,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
             outputs.commit()
         except (CsvError, ShardError, OutputError) as exc:
             return fail("merge", exc)
+    if args.shard_key is None:
+        print(f"dedup-harness merge: warning: {NO_SHARD_KEY}: a row edited consistently merges unseen", file=sys.stderr)
     console = Console(stderr=outputs.stdout)
     for note in notes:
         console.print(note)

@@ -12,7 +12,9 @@ checked as it is declared, before any work, and how it will be written is decide
 
 ``commit`` writes everything at the end: the write-through outputs first, then the renames, together;
 a failure after some file was renamed removes it again, so a run's files appear together or not at
-all. Leaving the ``with`` block without a commit (an error, Ctrl-C, a signal) removes every part.
+all; a file of a folder output that cannot be made (a name the file system refuses) is the one exception,
+said once every other output is written. Leaving the ``with`` block without a commit (an error, Ctrl-C, a
+signal) removes every part.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from types import TracebackType
 from typing import IO
 
 from dedup_harness.core import scratch_dirs, signals
+from dedup_harness.grade.reports import names
 
 STDOUT = "-"
 NEW_FILE_MODE = 0o666  # less the umask, as open() gives
@@ -59,6 +62,7 @@ class _Output:
     text: str | None = None  # what put() gave: written at commit (into the part, through, or to stdout)
     files: dict[str, str | bytes] | None = None  # a folder output: relative path -> text (or bytes)
     staged: list[tuple[Path, Path]] = field(default_factory=list)  # a folder output's (part, target)
+    unwritten: list[str] = field(default_factory=list)  # a folder output's files that could not be made, and why
 
     def where(self) -> str:
         return f"{self.option} {self.given}"
@@ -214,6 +218,9 @@ class Outputs:
             except OSError as exc:
                 _undo(renamed, made)
                 raise _failed(current, self.command, exc) from None
+        unwritten = [f"{out.where()}: {', '.join(out.unwritten)}" for out in self._outputs.values() if out.unwritten]
+        if unwritten:
+            raise OutputError(f"not written (every other output was): {'; '.join(unwritten)}")
 
     def discard(self) -> None:
         """Remove every part still there (after a commit: the staged copies; without one: all)."""
@@ -242,11 +249,15 @@ def _stage_folder(output: _Output, made: list[Path]) -> None:
     """Each file of a folder output gets its part, and its folders made (remembered, to undo)."""
     for relative, text in (output.files or {}).items():
         target = output.target / relative
-        for folder in reversed([target.parent, *target.parent.parents]):
-            if not folder.exists():
-                folder.mkdir()
-                made.append(folder)
-        part = _new_part(target, output)
+        try:
+            for folder in reversed([target.parent, *target.parent.parents]):
+                if not folder.exists():
+                    folder.mkdir()
+                    made.append(folder)
+            part = _new_part(target, output)
+        except (OSError, OutputError) as exc:  # a name the file system refuses: said, every other file written
+            output.unwritten.append(f"{relative} ({getattr(exc, 'strerror', None) or exc})")
+            continue
         output.staged.append((part, target))
         part.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
 
@@ -285,7 +296,7 @@ def _new_part(target: Path, output: _Output) -> Path:
     # comes at (and part files of runs that were killed outright go now).
     scratch_dirs.watch(target.parent)
     for _ in range(100):
-        part = target.parent / f"{scratch_dirs.part_prefix()}{secrets.token_hex(4)}-{target.name[:80]}"
+        part = target.parent / names.fit(f"{scratch_dirs.part_prefix()}{secrets.token_hex(4)}-{target.name}")
         try:
             fd = os.open(part, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, NEW_FILE_MODE)
         except FileExistsError:

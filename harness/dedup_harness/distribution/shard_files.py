@@ -9,7 +9,7 @@ from pathlib import Path
 
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.distribution.batch_identity import BatchIdentity, from_row
-from dedup_harness.grade.reports.csv_report import BATCH, COLUMNS, FIXED
+from dedup_harness.grade.reports.csv_report import BATCH, COLUMNS, FIXED, KEYED
 
 HEADER_SHOWN = 6  # fields of a foreign header a refusal quotes
 
@@ -77,10 +77,11 @@ def check_header(path: Path, header: tuple[str, ...]) -> None:
     """A grade CSV of this harness's checks, or a CsvError that says what differs."""
     if header == COLUMNS:
         return
-    if header[: len(FIXED)] != FIXED or header[-len(BATCH) :] != BATCH:
+    tail = (*BATCH, KEYED)
+    if header[: len(FIXED)] != FIXED or header[-len(tail) :] != tail:
         shown = [*header[:HEADER_SHOWN], "..."] if len(header) > HEADER_SHOWN else list(header)
         raise CsvError(f"{path}: not a grade CSV (its header is {shown})")
-    theirs = header[len(FIXED) : -len(BATCH)]
+    theirs = header[len(FIXED) : -len(tail)]
     missing = [c for c in CHECKS if c not in theirs]
     extra = [c for c in theirs if c not in CHECKS]
     parts = [f"it lacks {missing}"] if missing else []

@@ -3,11 +3,15 @@
 The same list on every machine gives the same split, and the shards are balanced. ``merge`` trusts
 nothing in the files it joins: every file must belong to one batch (``batch_identity``), together
 they must hold that batch's submissions, and every row's score must follow from its outcomes and the
-batch's weights. This module needs only the CSV rows, so ``merge`` does not import the grading stack.
+batch's weights; a row edited consistently, by its keyed digest (``row_digest``, under the staff's key).
+This module needs only the CSV rows, so ``merge`` does not import the grading stack.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -17,6 +21,8 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.outcome import Outcome
 from dedup_harness.distribution.batch_identity import BatchIdentity, digest_of
 from dedup_harness.distribution.shard_files import ShardFile, read
+from dedup_harness.grade.reports.csv_report import COLUMNS, KEYED
+from dedup_harness.grade.reports.harmless import cell
 from dedup_harness.grade.reports.model import Status
 from dedup_harness.grade.scoring import ZERO, parse_points, points_text
 
@@ -52,14 +58,25 @@ def parse_shard(text: str) -> Shard:
     return Shard(index, count)
 
 
-def merge_rows(paths: Sequence[Path]) -> tuple[list[dict[str, str]], list[str], BatchIdentity]:
-    """The rows of every shard file, checked to form one batch; the notes on what was seen; the batch."""
+def row_digest(row: Mapping[str, str], key: bytes) -> str:
+    """HMAC-SHA256 under ``key`` of every cell of a CSV row but its own digest, as the CSV writes them."""
+    return hmac.new(key, json.dumps([row[c] for c in COLUMNS if c != KEYED]).encode(), hashlib.sha256).hexdigest()
+
+
+def keyed_rows(rows: Sequence[Mapping[str, str]], batch: BatchIdentity, key: bytes | None) -> list[dict[str, str]]:
+    """Each row with its batch's cells and its keyed digest (empty without a key), every cell as the CSV writes it."""
+    written = [{name: cell(value) for name, value in {**row, **batch.cells()}.items()} for row in rows]
+    return [{**row, KEYED: row_digest(row, key) if key else ""} for row in written]
+
+
+def merge_rows(paths: Sequence[Path], key: bytes | None) -> tuple[list[dict[str, str]], list[str], BatchIdentity]:
+    """The rows of every shard file, checked to form one batch (under ``key``); notes on what was seen; the batch."""
     files = [read(path) for path in paths]
     batch = same_batch(files)
     rows = [row for file in files for row in file.rows]
     for file in files:
         for row, line in zip(file.rows, file.lines, strict=True):
-            check_row(row, batch, f"{file.path}, line {line} ({row['submission']})")
+            check_row(row, batch, f"{file.path}, line {line} ({row['submission']})", key)
     shards = {row["shard"] for row in rows}
     parsed = {parse_shard(s) for s in shards}
     counts = {s.count for s in parsed}
@@ -115,8 +132,12 @@ def _how_they_differ(one: BatchIdentity, other: BatchIdentity) -> str:
     return "from different batches (not the same submissions)"
 
 
-def check_row(row: Mapping[str, str], batch: BatchIdentity, where: str) -> None:
-    """A row whose status, outcomes and score agree with each other and with the batch's weights."""
+def check_row(row: Mapping[str, str], batch: BatchIdentity, where: str, key: bytes | None) -> None:
+    """A row whose status, outcomes, score, the batch's weights and its keyed digest under ``key`` all agree."""
+    if key is None and row[KEYED]:
+        raise ShardError(f"{where}: the row carries a keyed digest, and merge was given no key to check it with")
+    if key is not None and not hmac.compare_digest(row[KEYED], row_digest(row, key)):
+        raise ShardError(f"{where}: its keyed digest is missing or does not match its cells: edited, or another key")
     if row["status"] not in set(Status):
         raise ShardError(f"{where}: status {row['status']!r} is not one of {sorted(Status)}")
     bad = [name for name in CHECKS if row[name] not in set(Outcome)]

@@ -57,6 +57,8 @@ KIT_DATA: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("mutants", ("catalogue.toml", "kill_matrix.json")),
     ("docs", ("*.md",)),
 )
+# The kit's code a dedup.py could be assembled from (the oracle, judges, trusted replay, sizing): grade --similarity.
+CODE = ("_data/oracle/", "core/judges/", "core/reference.py", "core/bloom_sizing.py")
 README = """# The dedup-harness student kit
 
 `pip install dedup_harness-*.whl`, then from the folder of your `dedup.py`:
@@ -174,6 +176,12 @@ def kit_files(*, holds_back: bool = False) -> list[tuple[str, Path | bytes]]:
     if holds_back:
         files.append((f"{HARNESS}/_data/{HOLDS_BACK_MARK}", HOLDS_BACK.encode()))
     return files
+
+
+def code_files() -> list[tuple[str, str]]:
+    """(name in the kit, text) of each of its Python files that ``CODE`` names."""
+    found = [(name.removeprefix(f"{HARNESS}/"), path) for name, path in kit_files() if isinstance(path, Path)]
+    return [(name, path.read_text("utf-8")) for name, path in found if name.startswith(CODE) and name.endswith(".py")]
 
 
 def build(out: Path, *, holds_back: bool = False) -> Path:

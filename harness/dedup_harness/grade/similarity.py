@@ -1,10 +1,13 @@
 """``grade --similarity``: copies found, for staff. Every pair of submissions, and each with the reference.
 
-The fingerprints are copydetect's (MIT): Pygments tokenizes each ``dedup.py``, names become ``V``,
-``F`` or ``O`` and strings ``S``, comments and spaces go, and every run of ``K`` characters of what is
-left is hashed. Renaming every function and variable of a copy, or rewriting its comments, leaves
-it the same text here. A pair's *shares* are how much of each file's text is found in the other;
-its similarity is the larger, so a short file copied whole into a long one still shows.
+The fingerprints are copydetect's (MIT), of each ``dedup.py`` as ``normalized`` reads it, line for line: no-op
+statements (``pass``, bare constants, docstrings) blanked and every name ``v``; Pygments tokenizes that, strings
+become ``S``, comments and spaces go, and every run of ``K`` characters left is hashed. Padding a copy with no-ops,
+renaming anything in it or rewriting its comments leaves it the same text here. A pair's *shares* are how much of
+each file's text is found in the other; its similarity is the larger, so a short file copied whole into a long one
+still shows. Each submission is compared with its classmates, the reference and the kit's code taken together (a
+pair with the kit names the kit files it shares); code that runs code it builds (``exec``, ``eval``, ``compile``)
+is named among what was not compared: what runs cannot be read.
 
 Two choices differ from copydetect's own command:
 
@@ -23,12 +26,16 @@ Similarity never changes a score, and reaches only staff outputs (the terminal, 
 
 from __future__ import annotations
 
+import ast
 import bisect
 import importlib.util
 import io
 import itertools
+import keyword
+import tokenize
+from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +46,9 @@ from dedup_harness.grade.submitted_files import SubmissionError
 K = 25  # characters of tokenized code in a fingerprint: copydetect's default noise threshold
 THRESHOLD = 0.7  # independent solutions of this module share 0.2-0.5 with each other (docs/grade.md)
 REFERENCE = "the reference"  # the name the reference's dedup.py goes by in a pair
+KIT = "the kit"  # the name the kit's code goes by in a pair, the files a submission shares named after it
+KIT_FILE_SHARE = 0.05  # of a submission's fingerprints one kit file must hold to be named
+BUILDS_SOURCE = {"exec", "eval", "compile", "builtins.exec", "builtins.eval", "builtins.compile"}  # run new code
 PASSAGES_SHOWN = 12  # per pair, the longest first
 PASSAGE_LINES = 40  # lines of a passage kept, each side
 
@@ -116,12 +126,13 @@ class Similarity:
 class Fingerprinted:
     """One file's source and its copydetect fingerprint, the kit's lines taken out."""
 
-    def __init__(self, name: str, source: str, boilerplate: Any) -> None:
+    def __init__(self, name: str, source: str, boilerplate: Any, read: str | None = None) -> None:
         from copydetect import CodeFingerprint  # the staff extra; `grade` asked for it before any work
 
         self.name = name
         self.source = source
-        self.print = CodeFingerprint("dedup.py", k=K, win_size=1, boilerplate=boilerplate, fp=io.StringIO(source))
+        self.read = normalized(source) if read is None else read  # what is fingerprinted, line for line the source
+        self.print = CodeFingerprint("dedup.py", k=K, win_size=1, boilerplate=boilerplate, fp=io.StringIO(self.read))
 
     def in_source(self, at: int) -> int:
         """An offset in copydetect's tokenized text as an offset in the source, mapped as copydetect maps its
@@ -133,15 +144,49 @@ class Fingerprinted:
         return at + int(offsets[row, 1])
 
 
+def normalized(source: str) -> str:
+    """``source`` as it is fingerprinted, line for line: its no-op statements (``pass``, bare constants, docstrings)
+    blanked and every name made ``v``, so padding or renaming hides nothing. What does not parse stays as it is."""
+    try:
+        nodes = list(ast.walk(ast.parse(source)))
+    except (SyntaxError, ValueError):
+        return source
+    lines = [line.encode() for line in source.split("\n")]
+    for node in nodes:
+        if isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            last = node.end_lineno or node.lineno
+            for row in range(node.lineno - 1, last):
+                start = node.col_offset if row == node.lineno - 1 else 0
+                end = node.end_col_offset or 0 if row == last - 1 else len(lines[row])
+                lines[row] = lines[row][:start] + b" " * (end - start) + lines[row][end:]
+    text = [line.decode(errors="replace") for line in lines]
+    names = tokenize.generate_tokens(io.StringIO("\n".join(text)).readline)
+    spans = [(t.start, t.end) for t in names if t.type == tokenize.NAME and not keyword.iskeyword(t.string)]
+    for (row, begin), (_, end) in reversed(spans):
+        text[row - 1] = text[row - 1][:begin] + "v" + text[row - 1][end:]
+    return "\n".join(text)
+
+
+def builds_source(source: str) -> list[str]:
+    """Where ``source`` calls the builtin exec, eval or compile (``re.compile`` is another): code built at run time."""
+    try:
+        calls = [node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Call)]
+    except (SyntaxError, ValueError):
+        return []
+    return [f"{ast.unparse(c.func)} on line {c.lineno}" for c in calls if ast.unparse(c.func) in BUILDS_SOURCE]
+
+
 def compare(
     submissions: Sequence[str],
     threshold: float = THRESHOLD,
     *,
     kit: str,
+    kit_code: Sequence[tuple[str, str]] = (),
     on_pair: Callable[[], None] = lambda: None,
     reference: Path = IMPL_ROOT / "corpus" / "dedup.py",
 ) -> Similarity:
-    """Every pair of ``submissions`` (paths as ``grade`` takes them), and each with the reference's dedup.py;
+    """Every pair of ``submissions`` (paths as ``grade`` takes them), each with the reference's dedup.py and with
+    ``kit_code`` (the kit's files that hold code, as (name, text), taken together: a pair names those it shares);
     ``kit`` is what the course hands out (the stub ``start`` writes), boilerplate taken out of every file."""
     import numpy
 
@@ -154,11 +199,22 @@ def compare(
             files.append(Fingerprinted(name, importlib.util.decode_source(data), boilerplate))
         except (SubmissionError, OSError, SyntaxError, UnicodeDecodeError) as error:  # undecodable: not compared
             unread.append((name, str(error)))
+            continue
+        if built := builds_source(files[-1].source):  # compared as written, though that is not what runs
+            unread.append((name, f"{name} builds the code it runs ({', '.join(built)}): what runs cannot be read"))
     everyone = [Fingerprinted(REFERENCE, reference.read_text(encoding="utf-8"), boilerplate), *files]
+    read = [normalized(text) for _, text in kit_code]  # each file apart: one __future__ import each
+    code = Fingerprinted(KIT, "\n".join(text for _, text in kit_code), boilerplate, "\n".join(read))
+    starts = list(itertools.accumulate(len(text) + 1 for text in read))  # where each file's next one starts
     pairs = []
-    for left, right in itertools.combinations(everyone, 2):
+    for left, right in [*itertools.combinations(everyone, 2), *((code, file) for file in files if kit_code)]:
         pair = compared(left, right, threshold)
         on_pair()
+        if pair is not None and left is code:
+            shared = [code.in_source(code.print.hash_idx[h][0]) for h in code.print.hashes & right.print.hashes]
+            held = Counter(kit_code[bisect.bisect_right(starts, at)][0] for at in shared)
+            named = [kit_file for kit_file, n in held.most_common() if n >= KIT_FILE_SHARE * len(right.print.hashes)]
+            pair = replace(pair, left=f"{KIT} ({', '.join(named) or 'no one file'})")
         if pair is not None:
             pairs.append(pair)
     pairs.sort(key=lambda p: (-p.similarity, p.left, p.right))
@@ -166,8 +222,8 @@ def compare(
 
 
 def pairs_count(submissions: int) -> int:
-    """How many comparisons ``compare`` makes for that many submissions (the reference is one more file)."""
-    return (submissions + 1) * submissions // 2
+    """How many comparisons ``compare`` makes for that many submissions (and the reference; each with the kit)."""
+    return (submissions + 3) * submissions // 2
 
 
 def compared(left: Fingerprinted, right: Fingerprinted, threshold: float) -> Pair | None:
@@ -225,7 +281,7 @@ def passages(left: Fingerprinted, right: Fingerprinted) -> tuple[Passage, ...]:
 def lines_of(file: Fingerprinted, start: int, end: int) -> Lines:
     """The whole lines of the source that a tokenized span touches, at most PASSAGE_LINES of them."""
     begin, finish = file.in_source(start), file.in_source(end)
-    first = file.source.count("\n", 0, begin) + 1
-    last = file.source.count("\n", 0, max(begin, finish - 1)) + 1
+    first = file.read.count("\n", 0, begin) + 1  # the lines of what was fingerprinted are the source's
+    last = file.read.count("\n", 0, max(begin, finish - 1)) + 1
     text = file.source.splitlines()[first - 1 : min(last, first + PASSAGE_LINES - 1)]
     return Lines(first, last, "\n".join(text))

@@ -38,7 +38,8 @@ FIXED: tuple[str, ...] = (
 )
 # The batch's identity, last: what people read comes first.
 BATCH: tuple[str, ...] = ("batch", "batch_submissions", "batch_weights", "harness", "dependencies")
-COLUMNS: tuple[str, ...] = (*FIXED, *CHECKS, *BATCH)  # one outcome column per check of the suite
+KEYED = "row_hmac"  # the very last: the row's keyed digest (``distribution.shards.row_digest``), empty without a key
+COLUMNS: tuple[str, ...] = (*FIXED, *CHECKS, *BATCH, KEYED)  # one outcome column per check of the suite
 
 
 def row(report: GradeReport, shard: str) -> dict[str, str]:

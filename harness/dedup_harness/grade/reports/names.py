@@ -9,20 +9,23 @@ its escape written out in the other), and such a batch is refused before anythin
 A Gradescope folder is the path with every character but letters, digits, ``-``, ``_`` and ``.``
 made ``_``, leading slashes and dots dropped (``alice/dedup.py`` -> ``alice_dedup.py``). Where two
 paths of the batch give the same folder (``team 7/`` and ``team_7/``, or ``alice`` and ``alice/``),
-or a folder longer than ``LONGEST``, each such folder is cut to ``LONGEST`` and gets ``-`` and the
-first 8 hex digits of the SHA-256 of its path as given (``team_7-<8 hex digits>``): the same folder for
-the same path in every run of that batch, whichever shard grades it. No result is written over another.
+or a folder longer than ``LONGEST`` bytes (UTF-8), each such folder is cut to ``LONGEST`` bytes (``fit``: whole
+characters, the first ones kept) and gets ``-`` and the first 8 hex digits of the SHA-256 of its path as given
+(``team_7-<8 hex digits>``, at most 209 bytes of the 255 a file name may have): the same folder for the same path in
+every run of that batch, whichever shard grades it. No result is written over another.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import Counter
 from collections.abc import Sequence
 
 from dedup_harness.grade.reports import harmless
 
-LONGEST = 200  # characters of a plain folder name (a file name may have 255 bytes)
+NAME_BYTES = 255  # the bytes a file name may have (NAME_MAX): every output's name is cut to fit it (``fit``)
+LONGEST = 200  # bytes of a plain folder name
 DIGITS = 8  # hex digits of the path's SHA-256 that tell two folders apart
 SHOWN = 3  # clashing names a refusal quotes
 
@@ -39,9 +42,16 @@ def folders(paths: Sequence[str]) -> dict[str, str]:
     plain = {path: safe_name(path) for path in paths}
     shared = Counter(plain.values())
     return {
-        path: name if shared[name] == 1 and len(name) <= LONGEST else f"{name[:LONGEST]}-{_digest(path)}"
+        path: name if shared[name] == 1 and fit(name, LONGEST) == name else f"{fit(name, LONGEST)}-{_digest(path)}"
         for path, name in plain.items()
     }
+
+
+def fit(name: str, room: int = NAME_BYTES) -> str:
+    """``name``'s first characters that fit in ``room`` bytes of the file system (UTF-8): a stable cut, none split."""
+    while len(os.fsencode(name)) > room:
+        name = name[:-1]
+    return name
 
 
 def clash(paths: Sequence[str]) -> str | None:
