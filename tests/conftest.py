@@ -55,7 +55,6 @@ SLOW_MODULES = {
     "test_grade_mutants.py": "every mutant graded and diagnosed (52 s)",
     "test_signals.py": "every command interrupted by every signal (51 s)",
     "test_tiers.py": "the reference and the attacker in seven machine setups (47 s)",
-    "test_shaped_spools.py": "spool trees of every shape left behind, in every tier (45 s)",
     "test_preflight.py": "the preflight in every tier and setup (19 s)",
     "test_light_install.py": "a venv with the base install only (18 s)",
     "test_memory_measurement.py": "check 14 against hostile memory in every tier (14 s)",

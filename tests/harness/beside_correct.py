@@ -61,6 +61,7 @@ class Batch:
     gradescope: dict[str, Any] = field(default_factory=dict)  # each folder's results.json, when asked for
     base: Path = Path()  # where the submissions were (removed once graded)
     left: list[str] = field(default_factory=list)  # what the temp folder held once the grade was done
+    later: str = ""  # what ``dedup-harness --version`` printed afterwards, in the same setup (its sweep ran too)
 
     def submission(self, name: str) -> dict[str, Any]:
         return next(s for s in self.report["submissions"] if Path(s["submission"]).name == name)
@@ -155,6 +156,8 @@ def grade_with_correct(
             path.parent.name: json.loads(path.read_text(encoding="utf-8"))
             for path in (outputs / "gradescope").glob("*/results.json")
         }
-        return Batch(case, done.returncode, done.stderr, report, results, base)
+        version = [*setup.prefix, str(python), "-m", "dedup_harness.cli", "--version"]
+        later = subprocess.run(version, env=env, cwd=base, capture_output=True, text=True, timeout=60, check=False)
+        return Batch(case, done.returncode, done.stderr, report, results, base, later=later.stdout)
     finally:
         shutil.rmtree(base, ignore_errors=True)

@@ -33,7 +33,6 @@ MACHINE_TESTS = {
     "test_preflight.py",
     "test_batch_attacks.py",
     "test_disk_of_its_own.py",
-    "test_shaped_spools.py",
     "test_allowed_in_tiers.py",
     "test_file_decisions.py",
 }

@@ -7,14 +7,18 @@ collide, sources that break a recursive walk of their syntax tree or the compile
 stage that stalls the grader's writes, one that prints 400 MB a call; a reader of the classmate graded at the same
 time (``classmate_reader``); memory a stage hides from check 14 (``memory_heap_slack`` fills and frees 60 MB at
 import, ``memory_compressed`` holds the documents compressed, ``memory_outside`` in memory outside the process);
-a copy of the input kept outside spool_dir (``spool_copy_kept``); and files and IPC objects left in every
+a copy of the input kept outside spool_dir (``spool_copy_kept``); a spool shaped to break cleanup
+(``tree_planter``: a chain of 3,000 folders made through folder descriptors, locked folders, odd names, a FIFO, a
+hard link and symlinks out of the tree, one to a sentinel folder of this test); and files and IPC objects left in every
 world-writable place (``leftovers_everywhere``, each named with a token of this batch); and, beside them, honest
 code the rulebook lets through (``submissions/ordinary/``: 48 threads, 80 open files, the user's name), which must
 keep full marks. ``grade`` grades them all in one batch with ``--jobs 2`` (two at once) beside the correct sample,
 with a budget of ``BUDGET`` seconds each and ``--gradescope``, in each case's setup and tier, with a world-writable
-temp folder of the test's own (``beside_correct``), so that every session in it is this batch's. In every case:
-the grader exits 0, the correct sample keeps full marks, each attack gets the verdict it earns, and nothing is
-left in the temp folder, in /tmp, in System V IPC or named with the token anywhere a process may write.
+temp folder of the test's own outside /tmp (``beside_correct``), so that every session in it is this batch's. In
+every case: the grader exits 0, the correct sample and the reference keep full marks and list no attempt, each
+attack gets the verdict it earns, nothing is left in the temp folder, in /tmp, in System V IPC or named with the
+token anywhere a process may write, the sentinel is untouched, and a later command (``--version``, which sweeps)
+works.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ import os
 import pwd
 import secrets
 import shutil
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -34,6 +39,7 @@ import pytest
 from beside_correct import EVERY_CASE, Batch, Maker, grade_with_correct, writes
 from dedup_harness.core import scratch_dirs
 from dedup_harness.core.checks import CHECKS
+from dedup_harness.core.paths import IMPL_ROOT
 from dedup_harness.core.procfs import start_ticks
 from dedup_harness.grade.reports.names import folders
 from dedup_harness.grade.rules import SENTENCES
@@ -66,6 +72,7 @@ class Graded:
     in_tmp: list[str]
     named: list[str]  # in the world-writable folders
     ipc: list[str]  # in System V IPC
+    sentinel: str  # what the sentinel's file held afterwards
 
 
 @pytest.fixture(scope="module", params=EVERY_CASE, ids=str)
@@ -73,8 +80,10 @@ def graded(request: pytest.FixtureRequest) -> Iterator[Graded]:
     reason = missing_for_setups()
     if reason is not None:
         pytest.skip(reason)
-    temp = public_folder("dedup-harness-attacks-")
+    temp = Path(tempfile.mkdtemp(prefix="dedup-harness-attacks-", dir="/var/tmp"))  # TMPDIR outside /tmp works too
     temp.chmod(0o1777)
+    sentinel = public_folder("dedup-harness-sentinel-")
+    (sentinel / "keep.txt").write_text("still here\n", encoding="utf-8")
     nested = public_folder("dedup-harness-nested-")
     (nested / "open").mkdir()
     (nested / "open").chmod(0o1777)  # world-writable, below a folder that is not: /tmp's own are searched too
@@ -83,17 +92,21 @@ def graded(request: pytest.FixtureRequest) -> Iterator[Graded]:
     hostiles: dict[str, Maker] = {name: writes(hostile_bytes(name)) for name in SOURCES}
     hostiles |= {name: writes(hostile_bytes(name, ORDINARY_DIR)) for name in ORDINARY}
     hostiles["leftovers_everywhere"] = writes(leaving(token, nested / "open"))
+    hostiles["tree_planter"] = writes(
+        hostile_bytes("tree_planter").replace(b'"/nonexistent"', repr(str(sentinel)).encode())
+    )
+    hostiles["reference"] = writes((IMPL_ROOT / "corpus" / "dedup.py").read_bytes())
     hostiles |= {name: shape.make for name, shape in SHAPES.items()} | TEAMS
     try:
         batch = grade_with_correct(
             request.param, request, hostiles, temp, options=["--budget", str(BUDGET)], gradescope=True
         )
-        yield Graded(
-            batch, sorted(os.listdir(temp)), left_in_tmp(started, request.param.setup), named_with(token), ipc(token)
-        )
+        in_tmp = left_in_tmp(started, request.param.setup)
+        kept = (sentinel / "keep.txt").read_text(encoding="utf-8") if (sentinel / "keep.txt").exists() else ""
+        yield Graded(batch, sorted(os.listdir(temp)), in_tmp, named_with(token), ipc(token), kept)
     finally:
-        shutil.rmtree(temp, ignore_errors=True)
-        shutil.rmtree(nested, ignore_errors=True)
+        for folder in (temp, nested, sentinel):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
@@ -134,9 +147,21 @@ def left_in_tmp(since: float, setup: str) -> list[str]:
     return sorted(found)
 
 
-def test_the_grader_exits_0_and_the_correct_sample_keeps_full_marks(batch: Batch) -> None:
+def test_the_grader_exits_0_and_the_correct_sample_and_the_reference_keep_full_marks_with_no_attempt(
+    batch: Batch,
+) -> None:
     assert batch.exit_status == 0, batch.stderr[-3000:]
-    assert batch.has_full_marks("correct"), batch.submission("correct")
+    for name in ("correct", "reference"):
+        assert batch.has_full_marks(name) and batch.submission(name)["attempts"] == [], batch.submission(name)
+    assert "Traceback" not in batch.stderr and "could not remove" not in batch.stderr, batch.stderr[-3000:]
+
+
+def test_a_spool_shaped_to_break_cleanup_loses_only_the_spool_check_and_the_sentinel_is_untouched(
+    graded: Graded,
+) -> None:
+    lost = [c["name"] for c in graded.batch.submission("tree_planter")["checks"] if c["outcome"] != "passed"]
+    assert lost == [SPOOL_CHECK] and graded.sentinel == "still here\n"
+    assert graded.batch.later.startswith("dedup-harness "), graded.batch.later
 
 
 def test_nothing_is_left_in_the_temp_folder_in_tmp_in_any_world_writable_folder_or_in_ipc(graded: Graded) -> None:

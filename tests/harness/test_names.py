@@ -88,7 +88,7 @@ def test_a_class_of_folders_named_in_cjk_letters_gets_its_csv_json_and_gradescop
         Path(path).mkdir()
     gradescope = tmp_path / "gs"
     args = argparse.Namespace(
-        **dict.fromkeys(("junit", "xlsx", "markdown", "html"), None),
+        **dict.fromkeys(("junit", "xlsx", "markdown", "html", "prairielearn"), None),
         json=str(tmp_path / "r.json"),
         csv=str(tmp_path / f"{CJK[:-2]}.csv"),  # 250 bytes: its part file is cut to fit
         gradescope=gradescope,
