@@ -1,24 +1,15 @@
 """``grade --similarity``: copies found, for staff. Every pair of submissions, and each with the reference.
 
-The fingerprints are copydetect's (MIT): Pygments tokenizes each ``dedup.py``, names become ``V``,
-``F`` or ``O`` and strings ``S``, comments and spaces go, and every run of ``K`` characters of what is
-left is hashed. Renaming every function and variable of a copy, or rewriting its comments, leaves
-it the same text here. A pair's *shares* are how much of each file's text is found in the other;
-its similarity is the larger, so a short file copied whole into a long one still shows.
+The fingerprints are copydetect's (MIT): each ``dedup.py`` tokenized (Pygments), names made ``V``,
+``F`` or ``O`` and strings ``S``, comments and spaces dropped, every run of ``K`` characters hashed, so
+renaming everything or rewriting the comments changes nothing. A pair's *shares* are how much of each
+file is found in the other, its similarity the larger: a short file copied whole into a long one shows.
+Two choices differ from copydetect's command: every k-gram is kept (``win_size=1``), since winnowing
+keeps the smallest of Python's ``hash``, which changes per process, and scores would wander (about a
+millisecond a pair); and the stub's lines (``check/stub.py``) are taken out first, never evidence.
 
-Two choices differ from copydetect's own command:
-
-- Every k-gram is kept (``win_size=1``), none winnowed away. Winnowing keeps the smallest hash of
-  each window, and copydetect hashes with Python's ``hash``, which changes from one process to
-  the next: the same class would score a little differently on every run. Every k-gram makes a
-  pair's figures the same on each run, and costs little at a class's size (about a millisecond a
-  pair).
-- What the course hands out is taken out before any comparison: the lines ``start`` writes
-  (``check/stub.py``; the command passes them) are boilerplate, never evidence. Two students who
-  only kept the stub share nothing.
-
-Similarity never changes a score, and reaches only staff outputs (the terminal, ``--json``,
-``--html``): never Gradescope's results, never ``check``. Source is read as text and never run.
+Similarity changes no score and reaches only staff outputs (the terminal, ``--json``, ``--html``).
+Source is read as text and never run.
 """
 
 from __future__ import annotations
