@@ -1,13 +1,11 @@
 """The console script ``dedup-harness``: one subcommand per module in ``dedup_harness.commands``.
 
-Each command module exposes ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.
-Every command runs the same way: the ending signals raise as Ctrl-C does (``core.signals``), the
-scratch of dead runs is swept before it starts, its own (Hypothesis's files among it) is swept when it
-ends (``core.scratch_dirs``; what cannot be removed is a line on stderr, never a failure), nothing is
-written in the working folder but the outputs asked for, and a bad argument is one line on stderr and
-exit status 2. ``--version``, ``--help`` and a bad argument touch no scratch: they work whatever the
-temp folder holds. The student kit (``dedup-harness student-kit``) offers the student's commands only
-(``STUDENT_COMMANDS``); any other is one line saying so, exit status 2.
+Each command module exposes ``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``, and
+runs the same way: the ending signals raise as Ctrl-C does (``core.signals``); dead runs' scratch is
+swept before it starts and its own when it ends (``core.scratch_dirs``: what cannot be removed is a
+line on stderr); nothing but the outputs asked for is written in the working folder; a bad argument
+is one line on stderr and exit 2. ``--version``, ``--help`` and a bad argument touch no scratch. The
+student kit offers ``STUDENT_COMMANDS`` only.
 """
 
 from __future__ import annotations

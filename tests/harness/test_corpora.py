@@ -6,7 +6,7 @@ import pytest
 
 import oracle
 from dedup_harness.core import corpora
-from dedup_harness.core.fixture import KINDS, plan_fixture
+from fixture import KINDS, plan_fixture
 
 
 @pytest.mark.parametrize(

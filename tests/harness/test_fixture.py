@@ -6,8 +6,8 @@ import hashlib
 import json
 
 from dedup_harness.core import reference
-from dedup_harness.core.fixture import fixture_files
 from dedup_harness.core.paths import FIXTURE_DIR
+from fixture import fixture_files
 
 
 def test_the_fixture_regenerates_byte_for_byte() -> None:

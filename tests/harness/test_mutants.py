@@ -12,8 +12,8 @@ from dedup_harness.core.checks import CHECKS
 from dedup_harness.core.kill_matrix import load_kill_sets
 from dedup_harness.core.mutant_roots import DiffDoesNotApply, copy_root, mutant_root
 from dedup_harness.core.paths import IMPL_ROOT, MUTANTS_DIR
-from dedup_harness.verify.mutant_diffs import main as mutants_cli
-from dedup_harness.verify.mutant_diffs import make_diff
+from mutant_diffs import main as mutants_cli
+from mutant_diffs import make_diff
 
 CATALOGUE = load_catalogue()
 

@@ -13,11 +13,11 @@ from dedup_harness.grade.preflight import HOW_TO_ISOLATE
 from dedup_harness.grade.sandbox import Limits
 from dedup_harness.grade.sandbox.interpreter import Interpreter
 from dedup_harness.grade.sandbox.protections import describe
-from dedup_harness.grade.sandbox.tier_docs import BEGIN, END, page, readme_section
 from dedup_harness.grade.sandbox.tiers import STRONGEST_FIRST, TIERS, Tier, WorkerSetup
+from tier_docs import BEGIN, END, page, readme_section
 
 PROJECT = Path(__file__).resolve().parents[2]
-REWRITE = "python -m dedup_harness.grade.sandbox.tier_docs README.md docs/isolation.md"
+REWRITE = "python tools/tier_docs.py README.md docs/isolation.md"
 
 
 def test_the_readmes_tier_table_is_the_one_the_table_gives() -> None:

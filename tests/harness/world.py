@@ -12,8 +12,8 @@ from pathlib import Path
 
 from dedup_harness.core.mutant_roots import copy_root
 from dedup_harness.core.paths import IMPL_ROOT, MUTANTS_DIR, TESTS_DIR
-from dedup_harness.verify.mutant_diffs import make_diff
 from dedup_harness.verify.targets import Layout
+from mutant_diffs import make_diff
 
 CHECKS = ("test_split", "test_rate", "test_keys")
 

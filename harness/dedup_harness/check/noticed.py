@@ -1,28 +1,19 @@
 """What grade would refuse, noticed while a student's code runs in ``check``'s own process: an audit hook that
 records and refuses nothing.
 
-The grader's worker refuses five things laptop code sometimes does: child processes (and the pipes they
-talk through), sockets, files outside the stage's folders, signals to other processes, and memory
-outside the process. ``check`` runs the code in its own process, where all five work, so without this
+The worker refuses child processes (and their pipes), sockets, files outside the stage's folders,
+signals to other processes and memory outside the process; in ``check``'s process all five work, and
 the student would see full marks that grade gives nothing for. The rules are the worker's own
-(``grade/worker/audit.py``, each met rule with its category as data, ``grade/worker/categories.py``; the
-seccomp filter's for the calls in ``UNAUDITED``); the hook here only asks them, and only of what the
-student's code does: an event counts when a frame of one of their files (their ``dedup.py``, and their
-own ``doc``, ``hashing`` or ``bloom``) is on the stack, so the suite's own files, pytest and Hypothesis
-are never the student's doing.
+(``grade/worker/audit.py``; the seccomp filter's for ``UNAUDITED``), asked only of what the student's
+code does: an event counts when a frame of one of their files is on the stack, never the suite's,
+pytest's or Hypothesis's.
 
-Audit hooks (PEP 578) are part of CPython on every platform: nothing here needs /proc, a namespace
-or a Linux system call. A hook cannot be removed once added, so it is added once per process and
-switched off when its recording ends. The gaps are closed by hand, each call wrapped to raise an event
-before it calls through (``watch_unaudited``): multiprocessing's spawn and forkserver start methods
-(spawn is macOS's default) start a process through ``multiprocessing.util.spawnv_passfds``, which raises
-no audit event of CPython's, so it raises the one ``os.posix_spawn`` raises, and a pool is noticed in
-every check on a Mac as ``os.fork`` notices it on Linux; ``os.pipe`` and ``os.memfd_create``, which
-grade's seccomp filter refuses, raise one of their own name (``UNAUDITED``).
-
-An import counts only inside a check: importing multiprocessing's machinery or shared memory only says
-what the code may do (``from concurrent.futures import ProcessPoolExecutor`` imports the pipes' module),
-and grade refuses nothing until it is used.
+Audit hooks (PEP 578) need no /proc, namespace or Linux call. A hook cannot be removed, so it is added
+once per process and switched off when its recording ends. The gaps are closed by wrapping calls to
+raise an event first (``watch_unaudited``): multiprocessing's spawnv_passfds (spawn and forkserver,
+macOS's default) raises ``os.posix_spawn``'s, so a pool is noticed on a Mac as ``os.fork`` notices it
+on Linux; ``os.pipe`` and ``os.memfd_create`` raise one of their own name. An import counts only
+inside a check, and only what is used counts: importing ProcessPoolExecutor imports the pipes' module.
 """
 
 from __future__ import annotations

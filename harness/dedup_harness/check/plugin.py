@@ -1,23 +1,12 @@
 """A pytest plugin for ``check``: a student's own code, run in-process, and what the grader would find and refuse.
 
 Loaded with the arguments ``plugin_args`` spells, beside the suite pointed at the student's root
-(``--impl``). There is no worker and no sandbox (it is their own code, on their own machine); so that
-the report predicts grade's, the plugin
-
-- points ``tempfile``'s folder at a scratch folder of the run, as the grader points it at its
-  worker's own: a spool made with no ``dir`` lands where the same rule reads the same;
-- notices, without refusing, what grade refuses at run time (``noticed.py``): a check in which the
-  student's code did such a thing ends as a ``PermissionError`` naming it, as it would in the
-  grader, whatever it would have done here; at import, every check does;
-- hangs on each crash the innermost frame of the student's files (``dedup.py line 40, in _spool``),
-  which the outcome recorder keeps beside the message;
-- when the session ends, writes FILE in the grading sidecar's shape (the problems found before the
-  checks ran: a compile error, an import the course does not allow, a missing name, a wrong
-  signature; the protections, which are none; what was noticed, by check, with its category) and,
-  for ``check`` itself, what grade would refuse (``--check-noticed``).
-
-An import ``grade`` would refuse is said, and the checks run anyway: the student's machine may well
-have the package; grade's score for it is 0, which ``check`` says (``prediction.py``).
+(``--impl``). No worker, no sandbox; so that the report predicts grade's, the plugin points
+``tempfile``'s folder at a scratch folder of the run (as the grader points it at its worker's),
+turns what grade would refuse (``noticed.py``) into the ``PermissionError`` the check would meet in
+the grader, hangs on each crash the innermost frame of the student's files, and writes the grading
+sidecar's shape at the end, with what was noticed (``--check-noticed``). An import grade would refuse
+is said and the checks run anyway: grade's 0 for it is what ``check`` predicts (``prediction.py``).
 """
 
 from __future__ import annotations

@@ -1,15 +1,11 @@
 """``check``'s run: a student's own code through grade's grader, in-process, and the grade it predicts.
 
-It grades as ``grade`` does (``grade.grader.grade`` with ``in_process``: the same checks, scores,
-minimal cases and words), with the student's own earlier modules where they have them (unless
-``ref_deps``), and reads what the plugin noticed that grade would refuse (``plugin.py``). Each is a
-field, never words read back: a check in which the student's code did what grade refuses has ended
-as grade's refusal does already; an import grade refuses zeroes every check, as grade's refusal of
-the import does; and the exit status is 0 only when grade would give full marks.
-
-Pitfall names ("fails like s04") need the mutants: the staff install has them and names pitfalls as
-grade does; the student kit holds none, and says that grade names them (docs/check.md says why it
-does not guess from data instead).
+It grades as ``grade`` does (``grade.grader.grade`` with ``in_process``), with the student's own
+earlier modules unless ``ref_deps``, and reads what the plugin noticed that grade would refuse as
+fields, never words read back: such a check has already ended as grade's refusal does, a refused
+import zeroes every check, and the exit status is 0 only when grade would give full marks. Pitfall
+names need the mutants: the staff install names them as grade does; the student kit holds none and
+says that grade names them (docs/check.md).
 """
 
 from __future__ import annotations

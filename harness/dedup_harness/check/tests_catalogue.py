@@ -1,12 +1,9 @@
 """The chapter's catalogue of checks (``dedup-harness tests``): each check's number, name, kind, what it asserts and
 why it matters downstream; and one check in full, with its cases and the pitfalls it catches.
 
-The words are the registry's (``core/checks.py``). A check's cases are what pytest collects of the
-suite (each parametrized case by its id; a Hypothesis property, how many examples it draws and how
-many inputs it pins), with the test's own docstring. Its pitfalls are the mutant catalogue's words:
-the mutants whose entry names the check, and those whose measured kill set holds it
-(``mutants/kill_matrix.json``). Words and check names only: nothing of a mutant's code, which the
-student kit does not hold.
+docs/tests.md says what each shows. The words are the registry's (``core/checks.py``), the cases what
+pytest collects of the installed suite, the pitfalls the mutant catalogue's words (``mutants/``): no
+mutant's code, which the student kit does not hold.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """``dedup-harness check [PATH]``: a student runs the checks on their own ``dedup.py``, with grade's report.
 
 PATH is a ``dedup.py`` or a folder holding one (by default ``./dedup.py``, else ``./corpus/dedup.py``).
-It runs as ``grade`` does (the same checks, scores, minimal failing cases and words) but in-process,
-with no sandbox: it is their own code on their own machine (``check/run.py``). Their own ``doc.py``,
-``hashing.py`` and ``bloom.py``, where a ``corpus/`` beside (or holding) their ``dedup.py`` has them,
-are used in place of the course's unless ``--ref-deps``; the report's first line says which came from
-where. What grade refuses (an import the course does not allow; child processes, sockets, files
-outside the stage's folders and signals to other processes at run time) is said in grade's words and
-scored as grade would. Exit status 0 only when grade would give full marks, 1 otherwise, 2 when
-there is nothing to check or the harness could not. Where the course holds cases back (a kit built
-with ``--holds-back``), check runs the public ones alone and says so: its 0 promises those.
+It grades as ``grade`` does, in-process and with no sandbox (``check/run.py``), with the student's own
+``doc``, ``hashing`` and ``bloom`` unless ``--ref-deps``; what grade refuses is said in grade's words
+and scored so. docs/check.md has the exit statuses and what a kit built ``--holds-back`` promises.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """The optional parts of the install, and the one line a command says when it needs one that is missing.
 
-A student's ``pip install dedup-harness`` brings only what ``check`` and the suite import (pytest,
-Hypothesis, rich, packaging). What staff use besides lives in extras (pyproject.toml): ``html`` for
-the ``--html`` pages (Jinja2, matplotlib), ``mutation`` for ``dedup-harness mutation`` (mutmut),
-``numpy`` for the Bloom filter's batch path (faster ``dedup``, the benchmarks), ``similarity`` for
-``grade --similarity`` (copydetect), ``xlsx`` for ``grade --xlsx`` (openpyxl); ``staff`` is all five.
-A command asks here before any work starts, so a missing extra is one line and exit status 2, never
-a traceback after a batch was graded.
+A student's install brings only what ``check`` and the suite import; staff's tools live in extras
+(``EXTRAS``, as pyproject.toml has them; ``staff`` is all five). A command asks here before any work
+starts, so a missing extra is one line and exit status 2, never a traceback after a batch was graded.
 """
 
 from __future__ import annotations

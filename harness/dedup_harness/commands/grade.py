@@ -1,17 +1,10 @@
-"""``dedup-harness grade PATH...``: grade submissions; one report each and a batch summary.
+"""``dedup-harness grade PATH...``: grade submissions; one report each and a batch summary (docs/grade.md).
 
-Before any submission: the isolation tier is chosen (the strongest this machine offers, or
-``--tier``), the packages the course allows (``--allow``) are copied for the workers
-(``grade/sandbox/packages.py``; one that cannot be is one line, exit 2), and the preflight
-(``grade/preflight.py``) grades the reference and the canary through it, probes the isolation and
-imports each allowed package in the worker. A preflight that fails stops the run (exit 2) with its cause; a tier
-that does not isolate the worker stops it too (exit 2, what is missing and how to get it), unless
-``--unisolated`` accepts that, and then every report says so first. The batch then grades
-``--jobs`` submissions at a time, or fewer where the machine has no room to keep them apart
-(``grade/sandbox/room.py``), saying so on stderr.
-
-Exit status 0 when every submission was graded, whatever its score; 2 on a harness error (the
-grader failed on some submission, or the preflight did) or bad arguments.
+Before any submission: the tier is chosen, the allowed packages copied for the workers
+(``grade/sandbox/packages.py``), and the preflight (``grade/preflight.py``) run through them; a
+failure of either, or a tier that does not isolate without ``--unisolated``, stops the run (exit 2).
+The batch then grades ``--jobs`` at a time, or fewer where the machine has no room to keep them
+apart (``grade/sandbox/room.py``), saying so on stderr.
 """
 
 from __future__ import annotations

@@ -1,20 +1,14 @@
 """A command's outputs: every path checked before the work starts, the files written last and together.
 
-An output is a file path, a folder (``grade --gradescope``), or ``-`` for standard output. Each is
-checked as it is declared, before any work, and how it will be written is decided then:
-
-- a regular file, or a path that does not exist yet in a folder that does: a part file beside it
-  (made now: the proof that the folder takes a new file), renamed over it when the run succeeds. A
-  new file gets the mode the umask gives; a file replaced keeps its mode. A symlink is followed: the
-  file it points to is replaced, and the link stays a link.
-- a device, a FIFO, or anything else that is neither a folder nor a regular file: written through,
-  as ``cp`` or ``sort -o`` would (opened and written at the end; dedup's corpus as it goes).
-
-``commit`` writes everything at the end: the write-through outputs first, then the renames, together;
-a failure after some file was renamed removes it again, so a run's files appear together or not at
-all; a file of a folder output that cannot be made (a name the file system refuses) is the one exception,
-said once every other output is written. Leaving the ``with`` block without a commit (an error, Ctrl-C, a
-signal) removes every part.
+An output is a file path, a folder (``grade --gradescope``), or ``-`` for standard output, checked as
+it is declared, before any work. A regular file, or a new path in a folder that exists, is written
+to a part file beside it (made now: the proof the folder takes a new file) and renamed over it on
+success: a new file gets the umask's mode, a replaced one keeps its own, a symlink stays a link to
+the file replaced. Anything else that is not a folder (a device, a FIFO) is written through, as ``cp``
+or ``sort -o`` would. ``commit`` writes the write-through outputs, then the renames; a failure after
+a rename removes it again, so a run's files appear together or not at all (but for a file of a folder
+output whose name the file system refuses: said once the rest is written). Leaving the ``with`` block
+without a commit (an error, Ctrl-C, a signal) removes every part.
 """
 
 from __future__ import annotations

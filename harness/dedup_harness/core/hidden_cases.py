@@ -1,16 +1,11 @@
 """Cases a course holds back: with ``--hidden-seed N``, a run of the suite draws every seeded check's cases from N.
 
-A *seeded* check is one whose inputs are drawn: from a seeded corpus generator (``core/corpora``)
-or by Hypothesis. It takes the ``cases`` fixture (tests/suite/conftest.py), which is ``PUBLIC``
-unless this plugin was loaded with a seed: then the run is the held-back run, in a worker of its own
-after the public run (``grade.grader``), and only the seeded checks run in it. They draw their
-corpora with seeds made from N, the check's name and the public seed (``Cases.seed``), and
-Hypothesis from a seed made the same way (``seeded``), so the same submission graded with the same
-N meets the same cases, and no two checks share a draw. N has 128 bits at least (``SEED_BITS``): no
-document a submission sees gives it back.
-
-The seed is the course's: the student kit holds none and ``check`` loads no such plugin, so a
-student sees the public cases only.
+A *seeded* check draws its inputs (a seeded corpus, or Hypothesis) and takes the ``cases`` fixture
+(tests/suite/conftest.py): ``PUBLIC`` unless this plugin was loaded with a seed, in the held-back run
+(a worker of its own after the public run: ``grade.grader``), where only seeded checks run. Their
+seeds are made from N, the check's name and the public seed (``Cases.seed``, ``seeded``): the same N
+meets the same cases, no two checks share a draw, and N's ``SEED_BITS`` cannot be read back from
+what a submission sees. The seed is the course's: neither the student kit nor ``check`` has one.
 """
 
 from __future__ import annotations

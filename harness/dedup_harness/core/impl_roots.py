@@ -1,15 +1,11 @@
 """What ``--impl`` names, taken as ``check`` takes a path: an implementation root, a dedup.py, or its folder; and
 the scratch root a student's ``dedup.py`` runs in.
 
-An *implementation root* is a folder holding a ``corpus/`` package; the suite imports ``corpus`` from
-it as it is. A student's ``dedup.py`` (the file itself, or a folder holding it directly or in
-``corpus/``, the two places ``check`` looks: ``STUDENT_PLACES``) is not a root: it is put into a
-scratch root beside the course's ``doc``, ``hashing`` and ``bloom``, the root ``grade`` and
-``check`` build for a submission (``reference_without_dedup``). The chapter's students write those
-three modules in earlier weeks: a ``corpus/`` folder beside (or holding) their ``dedup.py`` may hold
-their own (``own_modules``), which ``check`` uses in place of the course's unless told otherwise
-(``--ref-deps``), and ``grade`` only when a course opts in (``--own-deps``). Anything else is refused
-with one sentence saying what ``--impl`` takes.
+An *implementation root* holds a ``corpus/`` package, imported as it is. A student's ``dedup.py`` (the
+file, or a folder holding it directly or in ``corpus/``: ``STUDENT_PLACES``) is put into a scratch
+root beside the course's ``doc``, ``hashing`` and ``bloom`` (``reference_without_dedup``), or their own
+from a ``corpus/`` beside it (``own_modules``: ``check`` unless ``--ref-deps``, ``grade`` only with
+``--own-deps``). Anything else is refused with one sentence saying what ``--impl`` takes.
 """
 
 from __future__ import annotations

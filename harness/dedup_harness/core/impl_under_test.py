@@ -1,22 +1,13 @@
 """The implementation under test: the pytest plugin that declares ``--impl``, resolves it and names it, and the
 stash key through which another plugin puts its own object in the module's place.
 
-The suite's ``impl`` fixture returns ``config.stash[IMPL_KEY]`` when a plugin has put an object there
-(the grader puts a proxy to an isolated worker); otherwise it imports ``corpus.dedup`` from the root
-``start`` found (``core/impl_roots.py``: an implementation root, or a student's dedup.py in a scratch
-root; the reference when ``--impl`` is not given). The object has the module's surface: STATS_KEYS,
-paragraphs, paragraph_hash, bloom_rate, exact_dedup.
-
-This module is a pytest plugin because an option must be known before pytest parses the command
-line, and because an installed suite (``pytest --pyargs dedup_harness._data.tests.suite --impl X``,
-from any folder) has its conftest read only while pytest collects: too late for the run's header and
-for a one-line usage error. The distribution names it as a ``pytest11`` entry point, so pytest loads
-it by itself; in another project's test run it only adds the option. A run of this project's tests
-(``--impl`` given, or the tests named) leaves nothing in the working folder: pytest's cache is off,
-Hypothesis writes under the checkout's ``.hypothesis/`` or, from an installed suite, in scratch
-removed at the end, and it offers no patch against the installed files. Runs that switch plugin
-autoloading off load this module by name: whoever starts a suite run spells its arguments with
-``impl_args``.
+The suite's ``impl`` fixture returns ``config.stash[IMPL_KEY]`` when a plugin put an object there (the
+grader's proxy); otherwise it imports ``corpus.dedup`` from the root ``--impl`` names
+(``core/impl_roots.py``; the reference by default). It is a plugin because an installed suite
+(``pytest --pyargs dedup_harness._data.tests.suite --impl X``) reads its conftest only while pytest
+collects: too late for the run's header and a one-line usage error. A ``pytest11`` entry point loads
+it; in another project's run it only adds the option. Runs with plugin autoloading off load it by
+name: a suite run's starter spells its arguments with ``impl_args``.
 """
 
 from __future__ import annotations

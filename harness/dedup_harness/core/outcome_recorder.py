@@ -1,14 +1,11 @@
 """A pytest plugin that records each check's outcome from pytest's own report data.
 
 Loaded with the arguments ``plugin_args`` spells (``-p`` this module, ``--outcomes-json FILE``). A
-check is one test function; its parametrized cases fold into one outcome: ``failed`` when a case
-failed an assertion (``assert``, ``pytest.fail``, ``pytest.raises`` that saw nothing raised),
-``error`` when a case crashed (any other exception, a setup error), ``timeout`` when a case ran past
-``--check-timeout`` seconds, ``passed`` otherwise. Collection errors are listed apart. No output
-text is scraped: outcomes come from the exception objects themselves, and so does what each case
-records of its failure, field by field: the exception's type and text, what the code under test
-raised behind it (``raised``: a fault's cause, such as the exception an import raised), and, for a
-check's failing verdict (``judges.VerdictFailed``), the verdict itself as data.
+check's parametrized cases fold into one outcome: ``failed`` when a case failed an assertion,
+``error`` when one crashed or failed its setup, ``timeout`` past ``--check-timeout``, ``passed``
+otherwise; collection errors are listed apart. No output text is scraped: each case's record comes
+from the exception objects, field by field (type and text, what the code under test ``raised``
+behind it, and a failing verdict, ``judges.VerdictFailed``, as data).
 """
 
 from __future__ import annotations

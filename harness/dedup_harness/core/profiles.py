@@ -32,15 +32,9 @@ def register() -> None:
     settings.register_profile(
         DEV, deadline=None, max_examples=50, suppress_health_check=[per_test_fixtures, HealthCheck.too_slow]
     )
-    settings.register_profile(
-        CI,
-        deadline=None,
-        max_examples=50,
-        derandomize=True,
-        database=None,
-        print_blob=True,
-        suppress_health_check=[per_test_fixtures],
-    )
+    # Every profile but dev never depends on luck and writes no example database.
+    steady = settings(deadline=None, max_examples=50, derandomize=True, database=None)
+    settings.register_profile(CI, steady, print_blob=True, suppress_health_check=[per_test_fixtures])
     # Neither grading nor verify runs Hypothesis's shrink phase. The grader shrinks every failed
     # check's input itself (grade/minimize), the fixture's and the seeded corpora's too, so the shrink
     # phase would only repeat that work, slower; verify only asks whether a check fails, and a failing
@@ -48,30 +42,15 @@ def register() -> None:
     for name in (GRADING, VERIFY):
         settings.register_profile(
             name,
-            deadline=None,
-            max_examples=50,
-            derandomize=True,
-            database=None,
+            steady,
             phases=[Phase.explicit, Phase.reuse, Phase.generate],
             suppress_health_check=[HealthCheck.too_slow, per_test_fixtures],
         )
     # mutmut runs the suite once per mutant; a mutant's verdict must not depend on luck or on how
-    # slow the trampolines make a test, and nothing may be written to an example database.
+    # slow the trampolines make a test.
+    settings.register_profile(MUTATION, steady, suppress_health_check=list(HealthCheck))
     settings.register_profile(
-        MUTATION,
-        deadline=None,
-        max_examples=50,
-        derandomize=True,
-        database=None,
-        suppress_health_check=list(HealthCheck),
-    )
-    settings.register_profile(
-        FUZZ,
-        deadline=None,
-        max_examples=60,
-        derandomize=True,
-        database=None,
-        suppress_health_check=[HealthCheck.too_slow, per_test_fixtures],
+        FUZZ, steady, max_examples=60, suppress_health_check=[HealthCheck.too_slow, per_test_fixtures]
     )
 
 

@@ -1,18 +1,12 @@
 """Remove, measure and list a folder tree whatever shape a submission gave it: iteratively, through descriptors.
 
-A submission shapes what it leaves in the folders it may write: a chain of 100,000 nested folders
-made through folder descriptors (no path is ever long), folders it made unreadable (mode 000) or
-unwritable, names with newlines, bytes that are not UTF-8 or a leading dash, FIFOs, sockets, hard
-links, symlinks to anything. ``shutil.rmtree`` and ``os.walk`` recurse once per level (a chain of
-a few thousand raises RecursionError, which ``ignore_errors`` does not catch) and build paths that
-grow with the depth. Here every walk is ``core.tree_walk``'s: one folder open at a time, never
-following a symlink (a symlink, FIFO or socket is only ever lstat'ed or unlinked, never opened),
-never entering a mount, stopping if the tree moves. A folder its owner may not open gets its owner's
-rwx back (the owner's right, or root's), through an O_PATH descriptor, so the change cannot land on
-a symlink's target; removal also gives them back to a folder its owner may not write in.
-
-Nothing here raises for what it meets in the tree: removal returns what it could not remove, so a
-sweep can say so in one line and carry on.
+A submission shapes what it leaves: a chain of 100,000 nested folders made through descriptors (no
+path is ever long), folders of mode 000, names with newlines, bytes that are not UTF-8 or a leading
+dash, FIFOs, sockets, hard links, symlinks to anything. ``shutil.rmtree`` and ``os.walk`` recurse once
+per level (a chain of a few thousand raises RecursionError, which ``ignore_errors`` does not catch)
+and build paths that grow with the depth. Every walk here is ``core.tree_walk``'s; a symlink, FIFO or
+socket is only ever lstat'ed or unlinked, never opened. Nothing raises for what it meets: removal
+returns what it could not remove, so a sweep can say so in one line and carry on.
 """
 
 from __future__ import annotations

@@ -1,18 +1,13 @@
 """Scratch that names the process owning it, and the sweep of what dead runs left behind.
 
-Everything temporary a run makes (a suite run's folder, grade's, verify's and mutation's scratch, the
-folder dedup's spool lives in, a sandbox session, an output's part file) is named
-``dedup-harness-<kind>-<pid>.<start>-...`` (a part file with a leading dot): the owner's pid and its
-start time in clock ticks since boot (``/proc/<pid>/stat``), so a pid the system has reused is not
-taken for the owner. Where /proc cannot be read (a student's macOS laptop runs ``check``), the start
-is 0 and an owner is alive while its pid is (``os.kill(pid, 0)``): a reused pid then keeps stale
-scratch a little longer, and live scratch is never swept. A run killed outright (SIGKILL, a power
-cut) cannot clean up after itself; the next run of any command sweeps what such runs left in the temp
-folder (and dedup in its spool folder, an output in its own folder). Names without an owner are
-never touched.
-
-Scratch a submission (or code under test) may have written into is removed with ``core.removal``,
-whatever shape it was given; what cannot be removed is one line on stderr, and the run carries on.
+Everything temporary a run makes (suite runs, grade's, verify's and mutation's scratch, dedup's spool
+folder, a sandbox session, an output's part file) is named ``dedup-harness-<kind>-<pid>.<start>-...``
+(a part file with a leading dot): the owner's pid and start time in clock ticks since boot, so a
+reused pid is not taken for the owner. Without /proc (``check`` on macOS) the start is 0 and an owner
+is alive while its pid is: stale scratch may then stay a little longer, live scratch is never swept.
+A run killed outright cannot clean up; the next run of any command sweeps what such runs left in the
+temp folder (dedup in its spool folder, an output in its own). Names without an owner are never
+touched. What a submission may have written into is removed with ``core.removal``.
 """
 
 from __future__ import annotations

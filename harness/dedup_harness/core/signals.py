@@ -1,13 +1,11 @@
 """Termination signals end a run the way Ctrl-C does: its cleanup runs, its children die, it exits 128 + N.
 
 While ``ending_on_signals()`` is in force, SIGINT, SIGTERM, SIGHUP and SIGQUIT raise ``Terminated``
-in the main thread. It is a ``KeyboardInterrupt``, so every ``finally`` and ``with`` that cleans up
-after Ctrl-C (a spool, a part file, a scratch folder) cleans up after the others too. The processes
-a run starts (suite runs, mutmut, re-runs) are registered with ``track``: the signal kills them at
-once, so a thread waiting on one returns and the run unwinds in moments; a process registered after
-the signal is killed as it registers, and the main thread starts and registers a process inside
-``deferred`` so that no signal falls between the two. Further signals while the run unwinds are
-ignored, so the cleanup is not cut short.
+(a ``KeyboardInterrupt``) in the main thread, so whatever cleans up after Ctrl-C cleans up after them.
+The processes a run starts are registered with ``track`` and killed at once by the signal, so a
+thread waiting on one returns; one registered after the signal is killed as it registers, and
+``deferred`` keeps a signal from falling between a start and its registration. Further signals
+while the run unwinds are ignored, so the cleanup is not cut short.
 """
 
 from __future__ import annotations

@@ -1,18 +1,15 @@
 """A descent through a folder tree with one folder open at a time: what removing, measuring and listing share.
 
-Each folder is entered by name from its parent's descriptor with O_NOFOLLOW|O_DIRECTORY, so a
-symlink is never followed out of the tree; the way back up is "..", checked against the device and
-inode recorded on the way down, so a tree moved meanwhile stops the walk (``Moved``) instead of
-leading it elsewhere; a mount point (another device, or a mount /proc/self/mountinfo lists under
-the tree: a bind mount shares the device) is not entered. A folder its owner may not open gets its
-owner's rwx back first, through an O_PATH descriptor, so the chmod cannot land on a symlink's
-target (on Linux with /proc; macOS and the BSDs change the name itself without following a link; with
+Each folder is entered by name from its parent's descriptor with O_NOFOLLOW|O_DIRECTORY, so no
+symlink is followed out of the tree; the way back up is "..", checked against the device and inode
+recorded on the way down, so a tree moved meanwhile stops the walk (``Moved``); a mount point
+(another device, or one /proc/self/mountinfo lists: a bind mount shares the device) is not entered. A
+folder its owner may not open gets its owner's rwx back through an O_PATH descriptor, so the chmod
+cannot land on a link's target (macOS and the BSDs change the name without following a link; with
 /proc hidden the folder is checked to be no link first), unless the walk must not ``mend`` (a
-submission's own files are only read); a walk that ``fix``es gives them back to every folder it
-enters (to remove what they hold). Nothing here needs Linux: ``check`` removes its scratch with it
-on a student's macOS laptop too.
-The depth costs memory for one name per level, never recursion, never a long path.
-``core.removal`` says why it matters.
+submission's files are only read); one that ``fix``es does so to every folder it enters. The depth
+costs one name per level, never recursion or a long path. No Linux needed: ``check`` removes its
+scratch with it on macOS too.
 """
 
 from __future__ import annotations

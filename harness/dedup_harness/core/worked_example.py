@@ -24,5 +24,3 @@ STATS: dict[str, int] = {
     "docs_out": 2,
 }
 BLOOM_BYTES_PER_ITEM = 10
-# The first four bytes of the SHA-256 digest of each distinct paragraph, in hex.
-DIGEST_PREFIXES: dict[str, str] = {"The cat sat.": "84549cfa", "The dog ran.": "0ea960d6", "A bird sang.": "c2c47b92"}

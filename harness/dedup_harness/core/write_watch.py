@@ -1,15 +1,11 @@
 """Where a stage may write besides its spool_dir, watched around a block: what it left there, by name.
 
-The check that the spool is removed (docs/checks.md) looks under ``spool_dir``; a copy of the input
-left anywhere else the stage could write outlives it just the same. A watch is entered before the
-stage starts and left once it ended; ``left(spool_dir)`` then names what is new or changed in the
-folders it watches, the spool folder aside (it is judged on its own). A file counts as changed when
-its inode, size or change time differ: no stage can set a file's change time back.
-
-In-process (verify, ``check``) ``TempFolder`` points ``tempfile`` at a fresh folder under the judge's
-scratch for the block (where ``tempfile.mkdtemp()`` with no ``dir`` lands), and watches both; the
-grader puts its own watch in the stash (``WRITES_KEY``), over the worker's home (its temp folder and
-working folder) and the session's shared folder, read from outside the worker.
+A copy of the input left anywhere the stage could write outlives it as a spool left under
+``spool_dir`` does (docs/checks.md). ``left(spool_dir)`` names what is new or changed (inode, size or
+change time, which no stage can set back) in the watched folders since the watch was entered, the
+spool folder aside. In-process (verify, ``check``) ``TempFolder`` points ``tempfile`` at a fresh folder
+under the judge's scratch and watches both; the grader puts its own watch in the stash
+(``WRITES_KEY``): the worker's home and the session's shared folder, read from outside the worker.
 """
 
 from __future__ import annotations

@@ -1,19 +1,18 @@
 """Which known pitfall a submission shows: named only where its behaviour on its own failing cases proves it.
 
-A mutant's kill set is the set of checks it fails by an assertion; the submission's evidence is the
-set it failed by an assertion (a crash or a hang says nothing about a pitfall). Kill sets only
-propose: with fifteen mutants and fourteen checks, different mistakes often fail the same checks.
-The proof is behaviour (``minimize/behaviour.py``): on each minimal failing input of the submission,
-the mutant fails too, answers as the submission did in what the check found wrong in the
-submission's answer, and otherwise than the reference.
+A mutant's kill set is the checks it fails by an assertion; the submission's evidence is those it
+failed so (a crash or a hang says nothing about a pitfall). Kill sets only propose: with fifteen
+mutants and fourteen checks, different mistakes often fail the same checks. The proof is behaviour
+(``minimize/behaviour.py``): on each minimal failing input the mutant fails too, answers as the
+submission did in what the check found wrong, and otherwise than the reference.
 
 - A mutant whose kill set is the evidence, and that matches on every minimal case: "fails like sNN".
 - The one pair of mutants whose kill sets together are the evidence, each matching on the cases of
   the checks only it fails: "fails partly like sNN" for both.
 - No kill set fits, but exactly one mutant matches on every minimal case: "behaves like sNN on these
   inputs".
-- Anything else, a kill set that fits included, names no pitfall: the failed checks and their
-  minimal cases say what is wrong, and a guess beside them would teach the wrong lesson.
+- Anything else, a fitting kill set included, names no pitfall: the failed checks and their minimal
+  cases say what is wrong, and a guess beside them would teach the wrong lesson.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """Feedback on one check: the cases it lost as data, and the plain words every report renders from them.
 
-A ``LostCase`` is one failing case as the judge and the outcome recorder gave it, field by field: its
-id, whether the course holds it back, its outcome, what the check tried, what was expected and what
-came back, the judge's differences, and what it crashed with and where. A ``CheckFeedback`` holds a
-check's lost cases, what the worker did during it, its minimal case and the categories of what the
-grader refused that it crashed on (said first: ``rules``). Reports format these fields and
-never read a field back out of the words. Everything run-specific (scratch paths, memory addresses,
-uids) is scrubbed as a case is read, so grading the same submission twice gives the same words.
+A ``LostCase`` is one failing case as the judge and the outcome recorder gave it, field by field; a
+``CheckFeedback`` holds a check's lost cases, what the worker did during it, its minimal case and the
+categories of what the grader refused that it crashed on (said first: ``rules``). Reports format
+these fields and never read one back out of the words. Everything run-specific (scratch paths,
+memory addresses, uids) is scrubbed as a case is read: the same submission gets the same words.
 """
 
 from __future__ import annotations

@@ -1,29 +1,21 @@
 """The seccomp tier's file calls, decided by the grader: each done beneath the worker's folders, as the worker.
 
-The seccomp tier has no Landlock, and file modes alone do not keep a worker from the other
+The seccomp tier has no Landlock, and file modes alone keep a worker neither from the other
 submissions' originals (world-readable, their paths in the grade command's /proc/PID/cmdline) nor
 from the world-writable folders (/tmp, /run/lock, /dev/shm), where what it writes outlives the batch.
-So there the worker's filter makes every call that opens, makes or removes a name
-(``seccomp.DECIDED``) a notification, and the grader does the call itself, as Landlock would let it:
+So its filter makes every call that opens, makes or removes a name (``seccomp.DECIDED``) a
+notification, and the grader does the call as Landlock would let it: the path, read from the worker's
+memory and made absolute, is matched against the rules the worker sent with its listener (the paths
+Landlock would have had, and the harness's folders, hidden); the file is opened with
+openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) from a descriptor of the rule's folder, so no link,
+"..", or path rewritten by another thread after it was read leads outside; the descriptor is handed
+over atomically (SECCOMP_IOCTL_NOTIF_ADDFD with SECCOMP_ADDFD_FLAG_SEND). Folders, links and FIFOs
+are made, names removed or renamed, through parent folders opened the same way.
 
-- the path is read from the worker's memory (/proc/PID/mem) and made absolute (its working folder,
-  or the folder its descriptor argument names, as /proc says), then matched against the rules the
-  worker sent with its listener before any submission code ran: the paths Landlock would have been
-  given, read-only and read-write, and the harness's folders, hidden;
-- the grader opens the file with openat2(RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS) from a descriptor
-  of the rule's own folder, so neither a symbolic link, nor "..", nor a path another thread rewrites
-  after it was read can lead it outside: the strings only choose the folder it opens beneath; and it
-  hands the descriptor to the worker as the call's result (SECCOMP_IOCTL_NOTIF_ADDFD with
-  SECCOMP_ADDFD_FLAG_SEND, atomically);
-- a folder, link or FIFO is made, a name removed or renamed, through descriptors of the parent
-  folders opened the same way, and the call answered with its result.
-
-No call is ever let through (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the kernel would read the path
-again, and another thread could have changed it since (the seccomp_unotify manual's warning), so the
-grader does the call and only the call it decided. The thread that decides has the worker's
-file-system identity (``grade.identity``): it opens with the worker's rights and makes files the
-worker owns. What lies outside the rules is refused with EACCES, as Landlock refuses, and listed as a
-refusal (files). Needs Linux 5.14 (``works_here``); elsewhere the tier cannot promise it, and says so.
+No call is let through (SECCOMP_USER_NOTIF_FLAG_CONTINUE): the kernel would read the path again,
+after another thread could change it (the seccomp_unotify manual's warning). The deciding thread has
+the worker's file-system identity (``grade.identity``). What the rules leave out is refused with
+EACCES, as Landlock refuses, and listed (files). Needs Linux 5.14 (``works_here``).
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """The worker's file-system identity on one thread of the grader: what the grader reads or opens as the worker.
 
-A root grader reads its worker's memory map (/proc/PID/smaps, which the kernel shows another process
-only under ptrace's rules) and, in the seccomp tier, opens and makes files on the worker's behalf. In
-a container's capability set there is no CAP_SYS_PTRACE, and a file the grader opens as root would be
-opened with root's rights. Both come right when the thread that does it takes the worker's uid and gid
-as its file-system identity (setfsuid, setfsgid: ptrace's check on /proc compares those) and drops
-its supplementary groups: the kernel then lets it read what the worker may, and create files the
-worker owns. A thread's credentials are its own in the kernel; the raw system calls change the
-calling thread alone (glibc's wrappers of setgroups would change every thread), so nothing else of
-the grader changes. A grader that is not root shares its worker's uid and needs none of this.
+A root grader reads its worker's memory map (/proc/PID/smaps, shown under ptrace's rules) and, in the
+seccomp tier, opens and makes files for it. A container's root has no CAP_SYS_PTRACE, and a file it
+opened would get root's rights. Both come right when the thread takes the worker's uid and gid as its
+file-system identity (setfsuid, setfsgid: ptrace's check compares those) and drops its supplementary
+groups. The raw system calls change the calling thread alone (glibc's setgroups would change every
+thread). A non-root grader shares its worker's uid and needs none of this.
 """
 
 from __future__ import annotations

@@ -1,31 +1,19 @@
 """The calls the worker's seccomp filter refuses, as the kernel tells the grader: a list the submission cannot edit.
 
-The worker installs its filter with a listener (SECCOMP_FILTER_FLAG_NEW_LISTENER) whose refusals are
-user notifications, hands the listener to the grader over a unix socket (SCM_RIGHTS) before any
-submission code runs, and closes its own copies. From then on each call the filter refuses waits in
-the kernel until a thread here answers it, always with EPERM (the errno the filter would have
-returned itself), and records it first. Nothing is ever let through (no
-SECCOMP_USER_NOTIF_FLAG_CONTINUE): a notification decides nothing, so reading its arguments races
-with nothing; and as the words come from the call's registers, not from the worker's memory, the
-submission cannot change them after the fact. Its filter also refuses seccomp(2) and
-prctl(PR_SET_SECCOMP): no filter of the submission's own can take precedence and answer first.
+The worker installs its filter with a listener (SECCOMP_FILTER_FLAG_NEW_LISTENER), hands it to the
+grader over a unix socket (SCM_RIGHTS) before any submission code runs, and closes its own copies.
+Each refused call then waits in the kernel until a thread here records it and answers EPERM (the
+filter's own errno). Nothing is let through (no SECCOMP_USER_NOTIF_FLAG_CONTINUE), so reading the
+arguments races with nothing, and the words come from the call's registers, not the worker's memory.
+The filter refuses seccomp(2) and prctl(PR_SET_SECCOMP): no filter of the submission's can answer
+first. Each refusal keeps its category (``worker/categories.py``), decided from the call's arguments.
 
-Each refusal is kept with its category (``worker/categories.py``): which of the grader's rules the
-call met, decided from the call and its arguments as the kernel gave them, for the feedback's words.
+Only seccomp's refusals arrive here; what Landlock and the namespaces refuse (files) is the audit
+hook's note, except in the seccomp tier, where every file call is a notification the grader decides
+(``file_decisions``: the call done here as the worker, answered with its result or a descriptor,
+SECCOMP_IOCTL_NOTIF_ADDFD) and lists what it refused itself.
 
-What the kernel reports here is seccomp's part only (sockets, processes, signals to others, ptrace,
-mounts...). What Landlock and the namespaces refuse (files outside the worker's folders) reaches no
-listener: those attempts come from the worker's own audit hook, which the submission can silence;
-but in the seccomp tier, where the grader decides the file calls, it lists what it refused itself.
-
-In the seccomp tier the filter also makes every file call a notification, for the grader to decide
-(``file_decisions``): there, and only there, the grader does the call itself and answers with what
-it made, a descriptor it hands over (SECCOMP_IOCTL_NOTIF_ADDFD) or the call's result. The worker
-sends the rules it decides by with the listener, before any submission code runs; the thread that
-answers takes the worker's file-system identity first.
-
-Modelled on how container managers take a listener from the process they start (the seccomp_unotify
-manual; crun's and LXD's notify receivers), in the standard library only.
+Modelled on the seccomp_unotify manual and crun's and LXD's notify receivers, in the standard library only.
 """
 
 from __future__ import annotations

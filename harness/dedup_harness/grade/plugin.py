@@ -1,38 +1,18 @@
 """A pytest plugin that runs the checks against an untrusted submission through the isolated worker.
 
-Loaded with the arguments ``plugin_args`` spells (``-p`` this module, ``--submission ROOT``,
-``--grading-json FILE``; ROOT is a scratch root made by ``grade.submission.prepare``). It puts a
-``SubmissionProxy`` in ``config.stash[IMPL_KEY]``, so every check talks to the worker; points pytest's
-temporary folders
-into the sandbox's shared folder, so a check's ``spool_dir`` is visible to both sides; and when the
-session ends writes FILE:
+Loaded with the arguments ``plugin_args`` spells (``-p`` this module, ``--submission ROOT``, a scratch
+root from ``grade.submission.prepare``). Every check talks to the worker through the
+``SubmissionProxy`` in ``config.stash[IMPL_KEY]``; pytest's temporary folders move into the sandbox's
+shared folder, so a check's ``spool_dir`` is visible to both sides. As the session ends it writes the
+sidecar (``--grading-json FILE``, ``Grading.pytest_sessionfinish``): the protections in force, the
+problems found before the checks, the worker's events and refusals by check, the submission's output,
+and figures that change from run to run and stay out of reports (the worker's starts and seconds, and
+``grader.peak_bytes``, this trusted process's own peak memory: what a submission's output made the
+grader hold at worst).
 
-    {
-      "protections": {...},          # sandbox.Protections: isolation, interpreter, user, network,
-                                     #   process_namespace, harness_files_hidden, limits, notes
-      "static": [                    # problems found before the checks ran
-        {"kind": "syntax|import|missing|signature", "message": "..."}
-      ],
-      "events": [                    # what the worker did, by check ("(before the checks)" etc.)
-        {"check": "test_...", "kind": "timeout|crash|exit|memory|disk|protocol|output too large|
-                                       import|missing|refused|attempt|threads|output", "detail": "..."}
-      ],
-      "refused": {"test_...": ["processes", ...]},
-                                     # by check, the categories of the rules its worker's refusals met
-                                     #   (faults.EventLog.refused)
-      "student_output": "...",       # the submission's stdout+stderr, truncated
-      "worker": {"uid": 1012345, "starts": 2, "start_seconds": [...], "used_seconds": 1.9, "received_bytes": 4700000},
-      "grader": {"peak_bytes": 181403648}
-                                     # (what changes from run to run: keep both out of reports)
-    }
-
-``grader.peak_bytes`` is this trusted process's own peak resident memory (the kernel's VmHWM, read
-as the session ends): what a submission's output made the grader hold at worst (``calls``).
-
-Limit options: --call-timeout, --submission-timeout, --memory-mb, --disk-mb. Isolation: --worker-setup
-(the setup the grade command detected and checked, as JSON: tier, interpreter, what was passed over
-and why), or else --tier (``auto``, the strongest this machine offers, or a tier by name; a tier that
-cannot run here is an error) and --worker-python (the worker's interpreter), detected here.
+Isolation comes from --worker-setup (what the grade command detected and checked, as JSON), or else
+is detected here from --tier (``auto`` or a tier by name; one that cannot run here is an error) and
+--worker-python.
 """
 
 from __future__ import annotations

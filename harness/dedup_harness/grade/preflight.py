@@ -1,18 +1,14 @@
 """Before grading anything: known answers through the very worker path the grade will use, and a probe.
 
-A grade that silently gives a correct submission 0/12 (a worker that cannot start, an interpreter
-too old, a session folder the worker cannot reach) cannot gate a course. So ``grade`` first runs the
-reference's own ``dedup.py`` and the canary (``mutants/canary_dedup.py``, wrong in every way), each
-in a ``Sandbox`` behind a ``SubmissionProxy`` in the tier, temp folder and interpreter the batch will
-use, on answers only a working setup gets right: the chapter's worked example, judged by check 1's
-own judge (``core/judges``: the output, every stat and every paragraph's digest), a spool under
-``spool_dir`` that is gone once the output is read, the stats keys, a split, the rate. The reference
-must get every one right and the canary every one wrong.
-
-Then, in the reference's worker, the isolation probe (``worker/probe.py``): reading the harness's
-own files, TCP and UDP to listeners on 127.0.0.1, a signal to the grader. What gets through is a
-leak: ``grade`` refuses to run submissions unless told ``--unisolated``. The same worker imports each
-package the course allows (``--allow``): one that does not import there stops the run with its cause.
+A grade that silently gives a correct submission 0/12 (a worker that cannot start, an interpreter too
+old, a session folder it cannot reach) cannot gate a course. So ``grade`` first runs the reference's
+``dedup.py`` and the canary, each behind a ``SubmissionProxy`` in the tier, temp folder and
+interpreter the batch will use, on answers only a working setup gets right (the worked example by
+check 1's judge, a spool under ``spool_dir`` gone once the output is read, the stats keys, a split,
+the rate): the reference must get every one right and the canary every one wrong. Then, in the
+reference's worker, the isolation probe (``worker/probe.py``: the harness's files, TCP and UDP to
+127.0.0.1, a signal to the grader): what gets through stops ``grade`` unless ``--unisolated``. The
+same worker imports each allowed package; one that fails stops the run with its cause.
 """
 
 from __future__ import annotations

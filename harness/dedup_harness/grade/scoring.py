@@ -1,18 +1,9 @@
-"""Points per check: equal weights by default, or a TOML file the course staff write.
-
-The file (``grade --weights FILE``)::
-
-    total = 100          # optional: scale the points so a perfect submission gets this many
-    default = 1          # optional: the weight of every check not listed below (1 unless given)
-
-    [weights]
-    test_fixture_duplicate_counts = 3
-    test_the_spool_is_removed = 0.5
+"""Points per check: equal weights by default, or the TOML file of ``grade --weights`` (docs/grade.md).
 
 A check earns its whole weight when it passes and nothing otherwise: its parametrized cases pass or
-fail together (docs/checks.md). Points are exact (``Fraction``; the file's numbers are read as the decimals
-they are written as), so full marks are exactly ``total``; reports show them rounded to ``PLACES``
-decimals with trailing zeros dropped (``100``, ``33.3333``), the same text every time.
+fail together. Points are exact (``Fraction``; the file's numbers read as the decimals they are
+written as), so full marks are exactly ``total``; reports show them rounded to ``PLACES`` decimals,
+trailing zeros dropped (``100``, ``33.3333``), the same text every time.
 """
 
 from __future__ import annotations

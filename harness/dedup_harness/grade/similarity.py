@@ -7,21 +7,12 @@ renaming anything in it or rewriting its comments leaves it the same text here. 
 each file's text is found in the other; its similarity is the larger, so a short file copied whole into a long one
 still shows. Each submission is compared with its classmates, the reference and the kit's code taken together (a
 pair with the kit names the kit files it shares); code that runs code it builds (``exec``, ``eval``, ``compile``)
-is named among what was not compared: what runs cannot be read.
+is named among what was not compared: what runs cannot be read. Every k-gram is kept (``win_size=1``): winnowing
+keeps the smallest of Python's ``hash``, which changes per process, and scores would wander (about a millisecond a
+pair); the stub's lines (``check/stub.py``) are taken out first, never evidence.
 
-Two choices differ from copydetect's own command:
-
-- Every k-gram is kept (``win_size=1``), none winnowed away. Winnowing keeps the smallest hash of
-  each window, and copydetect hashes with Python's ``hash``, which changes from one process to
-  the next: the same class would score a little differently on every run. Every k-gram makes a
-  pair's figures the same on each run, and costs little at a class's size (about a millisecond a
-  pair).
-- What the course hands out is taken out before any comparison: the lines ``start`` writes
-  (``check/stub.py``; the command passes them) are boilerplate, never evidence. Two students who
-  only kept the stub share nothing.
-
-Similarity never changes a score, and reaches only staff outputs (the terminal, ``--json``,
-``--html``): never Gradescope's results, never ``check``. Source is read as text and never run.
+Similarity changes no score and reaches only staff outputs (the terminal, ``--json``, ``--html``).
+Source is read as text and never run.
 """
 
 from __future__ import annotations

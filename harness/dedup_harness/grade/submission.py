@@ -33,7 +33,6 @@ __all__ = ["MAX_BYTES", "Problem", "Submission", "SubmissionError", "compile_pro
 SHOWN_LINE = 120  # characters of the line a syntax error is on
 NESTED = "the parser or the compiler ran out of room: an expression or a block nested too deeply"
 COMPILE = "a source Python cannot compile"  # why a zero, in one phrase, when no line is to blame
-TOO_DEEP = "nested too deeply to compile"
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,13 @@
 """What a submission's path holds: regular files and folders only, walked without following anything, read once.
 
-An upload unpacks to whatever its archive carried: ``zip -y`` and tar restore symbolic links and
-FIFOs, and a folder may hold anything a machine can make. The grader reads one file of it, the
-dedup.py, but a link anywhere below the path given could lead the search for it, or the read, into a
-classmate's folder or the installed reference; a FIFO would block the read for ever; a device would
-feed it without end. So the whole tree is walked first (``core.tree_walk``: no link followed, no
-mount entered, no recursion, no folder's permissions changed), and anything but a regular file or a
-folder anywhere below the path refuses the submission, named. The dedup.py is then opened by name
-from its folder's descriptor with O_NOFOLLOW and O_NONBLOCK (a link or a FIFO put there since the
-walk cannot catch the open), checked with ``fstat`` to be a regular file within the size limit, and
-read once, to at most that size. A file with more than one name on its disk (a hard link: the same
-file elsewhere too, perhaps in another submission) is noted for staff.
+An upload unpacks to whatever its archive carried (``zip -y`` and tar restore links and FIFOs). A link
+below the path could lead the search for dedup.py, or its read, into a classmate's folder or the
+installed reference; a FIFO would block the read, a device feed it without end. So the whole tree is
+walked first (``core.tree_walk``, changing no folder's permissions) and anything but a regular file or
+folder refuses the submission, named. The dedup.py is then opened from its folder's descriptor with
+O_NOFOLLOW and O_NONBLOCK (a link or FIFO put there since the walk cannot catch the open), checked
+with ``fstat`` to be a regular file within the size limit, and read once. A hard link (the same file
+elsewhere, perhaps in another submission) is noted for staff.
 """
 
 from __future__ import annotations

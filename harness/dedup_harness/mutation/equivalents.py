@@ -1,12 +1,9 @@
 """Survivors reviewed as equivalent: stable keys for mutmut's mutants, and the file that lists them.
 
-mutmut names a mutant by its position within a function (``corpus.dedup.x_emit__mutmut_7``), and the
-number shifts whenever the function is edited. A reviewed equivalent is keyed instead by the function
-and a hash of what the mutant changes: the removed and added lines of its diff, stripped of
-indentation. Unrelated edits, to the function or around it, leave the key as it was.
-
-The file is TOML, one line per equivalent under ``[equivalent]``, with the diff's lines as a comment
-above it so a reviewer can read every reason next to what it excuses::
+mutmut numbers a mutant within its function (``corpus.dedup.x_emit__mutmut_7``), and the number shifts
+with every edit; a reviewed equivalent is keyed instead by the function and a hash of the removed and
+added lines of its diff, indentation stripped. The file is TOML, one line per equivalent, its diff's
+lines as a comment above it, so each reason stands next to what it excuses::
 
     [equivalent]
     # corpus.bloom.bits_for:  -return max(1, ...)  +return max(2, ...)

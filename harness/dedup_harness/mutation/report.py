@@ -1,30 +1,6 @@
 """The mutation report: a terminal summary for people, and JSON for machines.
 
-JSON schema (``dedup-harness mutation --json``), version 1::
-
-    {
-      "schema": 1,
-      "ok": bool,                    # true iff no unreviewed survivor and no re-run error
-      "mutmut_version": str,
-      "equivalents_file": str,
-      "seconds": float,              # the whole command; "mutmut_seconds" for `mutmut run` alone
-      "mutmut_seconds": float,
-      "total": int,                  # mutants made by mutmut
-      "killed": int,                 # detected: a test failed (mutmut's run or the re-run) or time ran out
-      "timeouts": int,               # of those, by running out of time
-      "equivalent": int,             # survivors listed in the equivalents file
-      "non_equivalent": int,         # total - equivalent
-      "survived": int,               # survivors not listed: each fails the command
-      "errors": int,                 # re-runs that neither passed nor failed
-      "score": {"killed_over_total": float, "killed_over_non_equivalent": float},
-      "buckets": {killed, survived, no_tests, skipped, suspicious, timeout,
-                  check_was_interrupted_by_user, segfault, total},   # mutmut-cicd-stats.json as read
-      "survivors": [                 # every mutant mutmut did not detect, after its re-run
-        {"name": str, "key": str, "status": str, "rerun": "passed|failed|timeout|error",
-         "verdict": "killed on re-run|timeout|equivalent|survived|error", "reason": str, "diff": str}
-      ],
-      "stale_equivalents": [str]     # listed keys no mutant matched this time
-    }
+The JSON's schema: docs/mutation.md.
 """
 
 from __future__ import annotations

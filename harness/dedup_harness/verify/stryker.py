@@ -1,14 +1,10 @@
 """The kill matrix as a Stryker mutation-testing report (mutation-testing-report-schema, version 2).
 
-mutation-testing-elements renders it as HTML: each file of the reference with our hand-written
-mutants placed on the lines they change. A mutant is ``Killed`` when every check its catalogue
-entry names failed by an assertion, ``Survived`` when one did not, ``Timeout`` when a named check
-ran out of time, ``CompileError`` when the mutant could not be imported or collected, ``Ignored``
-when its diff no longer applies. ``killedBy`` lists every check that failed, ``coveredBy`` every check.
-
-Each hunk of a mutant's diff is one entry, placed tightly on the characters it changes
-(``verify.spans``): the first hunk carries the mutant's id, the others ``id.2``, ``id.3``, and all of
-them its status. ``config`` says how many mutants and entries there are and why they differ.
+mutation-testing-elements renders it as HTML: each file of the reference with our hand-written mutants
+on the lines they change. A mutant is ``Killed`` when every check its catalogue entry names failed by
+an assertion, ``Survived`` when one did not, ``Timeout``, ``CompileError`` (not imported or collected)
+or ``Ignored`` (its diff no longer applies). Each hunk is one entry, placed on the characters it
+changes (``verify.spans``): the first carries the mutant's id, the others ``id.2``, ``id.3``.
 """
 
 from __future__ import annotations

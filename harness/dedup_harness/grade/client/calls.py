@@ -2,25 +2,20 @@
 grader (bytes received per message, per call and per check, and seconds), the sandbox woken for the call and
 paused again after it, the kernel's refusals taken, and a disk the watch found full made the call's fault.
 
-The grader rebuilds what the worker sends into Python objects, and a check may keep what it got: a
-stage that yields 7 MiB documents for ever once grew the trusted process by some 70 MB/s. So every
-byte received from the worker (replies, pulls, the stats dicts that travel with them, notices, even a
-stale reply that is dropped) counts against the call and the check it arrives in. And every second
-the grader spends on the worker counts against the submission's seconds, as the time its own code
-runs does: waiting for a message, reading it and rebuilding it, writing to it (a worker that asks for
-its input and never reads it blocks the write), starting an incarnation and stopping one, pausing it
-between calls. Each wait is cut at what is left of those seconds, so a submission costs the batch its
-budget and no more (give or take the stop that ends it, a few milliseconds).
+The grader rebuilds what the worker sends, and a check may keep it: a stage yielding 7 MiB documents
+for ever once grew the trusted process by some 70 MB/s. So every byte received (replies, pulls, the
+stats dicts with them, notices, a stale reply dropped) counts against its call and check; and every
+second the grader spends on the worker (waiting, reading, rebuilding, writing to it, starting,
+stopping or pausing it) counts against the submission's seconds, each wait cut at what is left of
+them: a submission costs the batch its budget and a few milliseconds more.
 
-The sizes, and why: what the reference's checks receive at most is 0.34 MiB in one message, 1 MiB
-in one call (a read_all) and 4.5 MiB in one check (the spool's memory check: two corpora of 1.6 and
-3.1 MB); a correct submission written differently, the same. A byte costs at most about 10 once
-rebuilt (many short distinct strings: 8 bytes on the wire, 60 in memory), and reading one message
-costs up to about 20 times its size while it lasts (``json`` builds every tag's dict before it is
-rebuilt). So a check that keeps everything it got holds at most about 10 x CHECK_BYTES (320 MiB),
-plus one message being read (160 MiB), plus the suite's own process (60 to 150 MiB): under 1 GiB.
-What a check leaves behind is freed before the next (the grading plugin collects the cycles a
-failed check's exception holds, and cuts the failure text pytest keeps), so checks do not add up.
+The sizes, and why: the reference's checks receive at most 0.34 MiB in one message, 1 MiB in one call
+(a read_all) and 4.5 MiB in one check (the spool's memory check), as does a correct submission written
+otherwise. A byte costs at most about 10 once rebuilt (short distinct strings), and reading a message
+up to about 20 times its size while it lasts (``json`` builds each tag's dict first). So a check that
+keeps all it got holds at most about 10 x CHECK_BYTES (320 MiB), plus one message being read (160
+MiB), plus the suite (60 to 150 MiB): under 1 GiB. The grading plugin frees what a check leaves (the
+cycles a failed check's exception holds, the failure text cut), so checks do not add up.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The events of one submission's grade: every fault, refusal and note, each filed under the check running.
 
-Every fault, and every attempt the worker refused, is an ``Event`` in the report: its kind, then one
-line in plain words.
-
-The log also keeps, per check, the categories of the rules (``worker/categories.py``) its worker's
-refusals met: those refused while the check ran, else those its worker was refused before it. A
-worker serves check after check, and the kernel's listener and the audit hook each say a refusal
-once per worker: a pool refused in the first check is refused again, unreported, in every later one.
+Each is an ``Event`` in the report: its kind, then one line in plain words. The log also keeps, per
+check, the categories of the rules (``worker/categories.py``) its worker's refusals met: those refused
+while it ran, else those refused its worker before it, since the listener and the hook say a refusal
+once per worker (a pool refused in the first check is refused again, unreported, in every later one).
 """
 
 from __future__ import annotations

@@ -1,25 +1,18 @@
 """The grader's end of the worker: its incarnations (started, stopped, the faults that end one), and the requests
 made of the current one, their replies, and the pulls between.
 
-Every request gets a number never used before (``messages``), and the exchange takes as its reply
-only a message that names it. A message naming a request abandoned earlier is dropped (it still
-counts against the budget); one naming a request still open under the current one, or one never
-made, is a protocol fault. While a request is open, the worker may pull the caller's input: the
-exchange feeds it a batch at a time (``batches``), serving any request the input makes of the same
-worker meanwhile (an output read as the input of another stage).
+A reply is taken only from a message naming its request (``protocol``): one naming a request abandoned
+earlier is dropped (its bytes still count), one naming a request still open under the current one or
+never made is a protocol fault. While a request is open the exchange feeds the worker's pulls a batch
+at a time, serving any request the input makes of the same worker meanwhile.
 
-Everything received counts against the submission's budget (``calls``) before it is read as JSON:
-its bytes, against the call and the check; the seconds spent waiting for it, reading it and
-rebuilding its values, against the submission's time, and so do the seconds spent writing to the
-worker (a request, a batch of input it asked for and does not read), never the seconds the check's
-own input takes to make its documents. A call's time limit counts every one of those seconds too,
-and no wait outlasts the call's limit or the submission's time. What goes wrong on the channel
-becomes the fault the check sees: the worker (``worker``) stops the incarnation, files the event and
-raises. A request left open by an exception (the check's own time limit, say) stops the worker too:
-it may still be busy with it, or waiting to be fed, and its reply would otherwise come in the middle
-of the next check. Notices of refused attempts, which the worker sends whenever its audit hook
-refuses something, are recorded on the way to the message awaited. A worker that has printed more
-than the grader reads is told, before the next request, to discard the rest (``protocol.quiet``).
+Everything received counts against the submission's budget (``calls``) before it is read as JSON, and
+so do the seconds spent writing to the worker; the seconds the check's own input takes do not. No
+wait outlasts the call's limit or the submission's time. A fault on the channel stops the incarnation,
+files the event and raises; so does a request left open by an exception (the check's own time limit,
+say), whose reply would otherwise come in the middle of the next check. Notices of refused attempts
+are recorded on the way to the message awaited, and a worker that has printed more than the grader
+reads is told to discard the rest before the next request (``protocol.quiet``).
 """
 
 from __future__ import annotations

@@ -1,37 +1,25 @@
 """The grader's memory gauge: how much memory the isolated worker used during a block, read from outside it.
 
-The check that tells a spooling stage from one holding the documents asks for a stage's peak memory.
-In the grader the stage runs in the worker, where the submission could tamper with any measurement
-made in its own process; so the grader reads the worker's processes from /proc, outside the worker,
-two ways, and the block's figure is the larger:
+The memory check asks for a stage's peak memory; in the worker the submission could tamper with any
+measurement made in its own process, so the grader reads the worker's processes from /proc, two ways:
 
-- the growth of the peak resident size (VmHWM), reset to the present resident size right before the
-  block (writing 5 to /proc/PID/clear_refs), so what the import or anything earlier touched and freed
-  (a 200 MB spike at import, say) never counts: the peak is what the block itself added;
-- the memory the block reused: the anonymous memory it touched (its referenced bits cleared right
-  before it, clear_refs 1; then ``procfs.anonymous_touched``) less what became resident meanwhile
-  (RssAnon's growth), read when the judge marks the moment a stage holding the documents holds them
-  all, and again at the end: two figures. A resident size does not grow when the allocator hands out
-  memory that was freed but kept: a submission that fills 60 MB at import and frees every other
-  block holds 30 MB of slack no peak shows, and every document fits in it. Writing there touches it.
-  (All it touched would be a noisy figure: a correct stage's own short-lived allocations wander over
-  the heap it grows, touching up to a megabyte more for the larger corpus; those pages are new, and
-  the first figure counts them. By the end, what the stage allocated and freed has wandered over the
-  slack too, for either corpus: the mark is where the held documents show.) Hiding the documents
-  from this figure by making more memory resident shows in the first.
+- the growth of the peak resident size (VmHWM), reset to the present size right before the block, so
+  what the import touched and freed (a 200 MB spike, say) never counts;
+- the memory the block reused: the anonymous memory it touched (referenced bits cleared before it)
+  less what became resident meanwhile, read at the judge's mark (a stage holding the documents holds
+  them all) and at the end. A resident size does not grow when the allocator hands out memory freed
+  but kept: a submission that fills 60 MB at import and frees every other block has 30 MB of slack no
+  peak shows. All it touched would be noisy (a correct stage's short-lived allocations wander over its
+  heap, and by the end over the slack too): the mark is where held documents show. Making more memory
+  resident to hide them shows in the first figure.
 
-Each block still gets a fresh worker. A worker keeps much of the memory a block freed, and the next
-block can fill that slack without its resident size growing: with one worker for both of the
-memory check's blocks, a stage that holds every document raised its peak by 0.9 MB instead of 1.6
-(bubblewrap) and by less than the check allows (landlock), the first block's documents leaving room
-for the second's. A fresh worker costs one start; the resets make it honest. The check compares the
-growth of two blocks (two corpus sizes), so whatever a stage needs whatever the corpus cancels out.
-Memory no process shows (shared memory, an anonymous memory file, a pipe's buffer) is refused by the
-worker's seccomp filter. A figure that cannot be reset or read (the worker made itself undumpable, or
-died) is no measurement: ``figures`` stays empty, and the check fails. Everything is read with the
-worker's file-system identity (``grade.identity``): the kernel shows another process's memory map
-only to its own uid or to CAP_SYS_PTRACE, which a container's root lacks (and only while the process
-is dumpable: the worker's filter refuses prctl(PR_SET_DUMPABLE)).
+Each block gets a fresh worker: with one worker for both blocks of the check, the second filled the
+first's slack (a stage holding every document grew 0.9 MB instead of 1.6). Memory no process shows
+(shared memory, a memory file, a pipe's buffer) is refused by the worker's seccomp filter. A figure
+that cannot be reset or read (the worker died or made itself undumpable, which its filter refuses) is
+no measurement: ``figures`` stays empty and the check fails. It is all read as the worker
+(``grade.identity``): the kernel shows a memory map only to its uid or to CAP_SYS_PTRACE, which a
+container's root lacks.
 """
 
 from __future__ import annotations

@@ -1,20 +1,14 @@
 """The trusted side of the grading worker: an object with the surface of ``corpus.dedup``, and its outputs.
 
-The checks call ``proxy.paragraphs(text)``, ``proxy.exact_dedup(docs, B, spool_dir=..., stats=...)``
-and iterate, ``next()``, ``close()`` and ``read_all()`` the result as if the module were in-process.
-Each call goes to the worker as a request (``exchange``, then ``worker/protocol``);
-replies are rebuilt there into builtin types and ``Doc`` only, never unpickled, so no object of the
-submission's making ever reaches a check (an ``__eq__`` that is always true stays in the worker).
-Input documents go to the worker a batch at a time as it pulls them, so an input that raises mid-way
-raises at the same point in the worker.
+The checks call the proxy and iterate, ``next()``, ``close()`` and ``read_all()`` its results as if the
+module were in-process. Each call is a request to the worker (``exchange``, ``worker/protocol``); its
+reply is rebuilt into builtins and ``Doc`` only, so nothing of the submission's making reaches a check
+(an ``__eq__`` that is always true stays in the worker). Input goes a batch at a time as the worker
+pulls it, so an input that raises mid-way raises at the same point there.
 
-A call is the unit of the submission's budget (``calls``) and of the worker's waking hours: a
-worker that shares the temp folder's disk runs only while a call is in flight (the sandbox pauses it
-between calls), and once a call is over, a disk the sandbox's watch found full is that call's fault.
-
-A fault (the worker died, hung, sent too much or something malformed) stops the worker's current
-incarnation (``exchange.Incarnations``), and a fresh one starts at the next call, so one fault costs only the check
-it hits. An output belongs to the incarnation that made it and is gone with it.
+A call is the unit of the budget (``calls``) and of the worker's waking hours. A fault stops the
+current incarnation (``exchange.Incarnations``) and a fresh one starts at the next call, so one fault
+costs only the check it hits; an output is gone with the incarnation that made it.
 """
 
 from __future__ import annotations

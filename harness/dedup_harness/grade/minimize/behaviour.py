@@ -1,19 +1,15 @@
 """Which mutants behave like the submission on its own minimal failing inputs: the evidence a pitfall needs.
 
 A kill set says two programs fail the same checks, not that they share a bug: a stage that drops every
-copy of a paragraph repeated inside a document, the first too, loses exactly the checks s02 (repeats
-compared only across documents) loses. So after the
-failing cases are shrunk, each mutant runs on the very inputs the submission failed, judged by the
-same judges, and the grader names a pitfall only where the mutant fails there too, agreeing with the
-submission in what the check found wrong in the submission's answer (the output, where the output
-differed from the expected one; a stat, where that stat did), and answers otherwise than the reference.
-What the check judged and the submission got right is not compared: a stat no failing check faulted
-(a false-positive count taken from a confirm pass the stage then ignores) never vetoes a match.
+copy of a paragraph repeated inside a document, the first too, fails exactly s02's checks. So each
+mutant runs on the very inputs the submission failed, under the same judges, and matches only where
+it fails there too, agrees with the submission in what the check found wrong (the output, or the stat
+that differed), and answers otherwise than the reference. What the submission got right is not
+compared: a stat no failing check faulted never vetoes a match.
 
-Mutants are the course's own code: they run here, in the trusted suite process, each from a root
-built in scratch (``core/mutant_roots.py``) and imported under its own ``corpus`` package
-(``core.reference.stage_of``). A check that measures rather than compares (the memory check) has no
-smaller input; there the mutant's kill set says whether it fails that very input.
+Mutants are the course's code: they run here, each from a root built in scratch
+(``core/mutant_roots.py``) under its own ``corpus`` (``core.reference.stage_of``). A check that
+measures (memory) has no smaller input; there the kill set says whether the mutant fails it.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """A pytest plugin that shrinks each failed check's input to the smallest case that still fails it.
 
-Loaded with the arguments ``plugin_args`` spells. While the suite runs, it keeps the input each check
-recorded (``core.case_log``) when the check fails by an assertion; when the session ends, before the
-grader's worker is shut down, it shrinks every such input within a time budget, asks which mutants
-behave like the submission on the minimal inputs (``behaviour.py``), and writes both to FILE as JSON
-(``{"cases": {check: MinimalCase}, "matches": {mutant: [check, ...]}}``). The implementation under test is the
-suite's own (the stash's proxy in the grader, the module in-process), and each smaller input is
-judged by the very judge the check's test called (``core/judges``), which takes what it expects from
-trusted sources only.
+Loaded with the arguments ``plugin_args`` spells. It keeps the input each check recorded
+(``core.case_log``) when the check fails by an assertion; as the session ends, before the grader's
+worker is shut down, it shrinks every such input within a time budget, asks which mutants behave like
+the submission on them (``behaviour.py``), and writes both to FILE (``{"cases": {check: MinimalCase},
+"matches": {mutant: [check, ...]}}``). Each smaller input is judged by the check's own judge
+(``core/judges``) against the suite's implementation under test.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """The bubblewrap command line for one worker: what it sees, and the namespaces it gets.
 
-Only /usr (and the merged-/usr links), the interpreter's installation, a fresh /proc and /dev, a
-small tmpfs /tmp of its own, the session folder and, read-only, the allowed packages' copy
-(``packages``) exist inside. The session is, where the grader
-could make one, a tmpfs of the submission's own (``own_disk``): what the worker writes there fills
-that and nothing else. Where it could not, the worker's home is covered by a small tmpfs, so a disk
-filler meets "no space left" there. The harness's own folders are covered by an empty tmpfs wherever a
-bound tree holds them (a system-wide install under /usr, or the harness inside the interpreter's own
-site-packages). The folders above a bound path are made 0755: bubblewrap would make them 0700, and a
-worker under /var/tmp could not reach its own session.
+Inside exist only /usr (and the merged-/usr links), the interpreter's installation, a fresh /proc and
+/dev, a small tmpfs /tmp, the session folder (a tmpfs of its own where the grader made one,
+``own_disk``; else the home is covered by a small tmpfs, so a disk filler meets "no space left") and,
+read-only, the allowed packages' copy. The harness's folders are covered by an empty tmpfs wherever a
+bound tree holds them. The folders above a bound path are made 0755: bubblewrap would make them 0700,
+and a worker under /var/tmp could not reach its own session.
 """
 
 from __future__ import annotations

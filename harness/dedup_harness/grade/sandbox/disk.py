@@ -1,26 +1,21 @@
 """A worker's disk: the blocks and entries its files hold, when it has overrun, and a watch that stops it then.
 
-``WorkerDisk`` measures what the worker wrote (its home and the grader's shared folder: allocated
-blocks, and files and folders) against the disk limit and against ``ENTRIES`` (what its own tmpfs
-would cap); where the session sits on the temp folder's disk, it also says whether that disk is full
-while the worker holds some of it. The proxy looks at the disk only while it waits for a reply, and a
-submission's thread writes between calls too: so from the worker's start to its stop a ``DiskWatch``
-thread looks every ``EVERY`` seconds. The first time the disk has overrun, the worker is killed, what
-it wrote is removed (the checks after it, and the grader's own files beside a shared temp folder,
-need the room), and the words are kept for the proxy, which reports them as the verdict of the call
-it was in or makes next.
+``WorkerDisk`` measures what the worker wrote (its home and the shared folder: allocated blocks, and
+entries) against the disk limit and ``ENTRIES`` (its own tmpfs's cap), and, on the temp folder's
+disk, whether that disk is full while the worker holds some of it. A submission's thread writes
+between calls too, so from the worker's start to its stop a ``DiskWatch`` looks every ``EVERY``
+seconds; the first overrun kills the worker, removes what it wrote (the checks after it and the
+grader's own files need the room) and keeps the words for the proxy's next verdict.
 
-A disk of its own (a tmpfs) is measured whole by one statvfs. On the temp folder's disk a walk of what
-the worker wrote is what tells, and a worker can make a walk long (a planted tree) and write while it
-runs: a watch that walked on every look, and backed off after a long walk, was outrun (100,000
-planted entries, then 32 MB files in a loop, filled a 600 MiB temp folder). So a look costs one
-statvfs of that disk: the worker has grown by no more than the disk's used blocks and inodes have
-grown since the last walk, so only when that bound could pass the limit (or the disk is nearly full)
-does the watch walk, and with the worker held still (stopped, ``hold``) until the walk is done. A walk
-counts at most ``ENTRIES`` + 1 entries, so it is short whatever was planted. What a worker can write
-between two looks (``SLACK``) is the room a batch keeps beside each running submission's limit
-(``room``). (A file system that counts no inodes, btrfs, cannot bound the entries: there the watch
-also walks every ``EVERY`` seconds at most a twentieth of its time, as it did.)
+A tmpfs of its own is measured whole by one statvfs. On the temp folder's disk only a walk tells, and
+a worker can make a walk long and write meanwhile: a watch that walked on every look was outrun
+(100,000 planted entries, then 32 MB files in a loop, filled a 600 MiB temp folder). So a look is one
+statvfs: the worker has grown by no more than the disk's used blocks and inodes since the last walk,
+and only when that bound could pass the limit (or the disk is nearly full) does the watch walk, with
+the worker held still (``hold``), counting at most ``ENTRIES`` + 1. What a worker can write between
+two looks (``SLACK``) is the room a batch keeps beside each limit (``room``). A file system that
+counts no inodes (btrfs) cannot bound entries: there the watch also walks every ``EVERY`` seconds, at
+most a twentieth of its time.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """What a worker's uid left outside its session, found by owner and removed once it is stopped.
 
-In every tier but ``none`` a worker can leave nothing outside its session: the seccomp filter refuses
-System V IPC (and memfd, POSIX message queues) everywhere, and the world-writable folders are out of
-view (namespaces), refused (Landlock) or refused by the grader's decisions (the seccomp tier). Where
-that does not hold (the ``none`` tier, a seccomp tier whose kernel does not let the grader decide
-file calls) a root grader's worker still has a uid of its own, so what it left is what that uid owns:
-entries in the world-writable folders (/tmp, /var/tmp, /dev/shm, /run/lock, and the world-writable
-folders found below them), and System V shared memory, message queues and semaphore sets
-(/proc/sysvipc). ``remove_everything_of`` removes them all, and is safe to call in any tier.
+In every tier but ``none`` a worker can leave nothing outside its session: seccomp refuses System V
+IPC everywhere, and the world-writable folders are out of view, refused by Landlock or by the grader's
+decisions. Where that does not hold (``none``, a seccomp tier whose kernel does not let the grader
+decide file calls) a root grader's worker still has a uid of its own, so what it left is what that uid
+owns in the world-writable folders (and those found below them) and in /proc/sysvipc.
+``remove_everything_of`` removes them all, and is safe to call in any tier.
 """
 
 from __future__ import annotations

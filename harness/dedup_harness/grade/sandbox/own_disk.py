@@ -1,23 +1,14 @@
 """A submission's disk of its own: its grading process's own mount namespace, and a tmpfs on the session.
 
-The suite process that grades one submission (the grading plugin's) moves into a mount namespace of
-its own before any thread starts and mounts a tmpfs of the disk limit's size on the session folder.
-Everything the worker writes (its home, the spool folders under ``shared/`` that the checks hand it)
-lands there, so a full disk is that submission's alone. The grader sees those folders at their usual
-paths (its workers start inside its namespace, and bubblewrap and unshare copy it); every other
-process, a classmate's grader and worker among them, sees an empty folder; the tmpfs is gone with
-the namespace's last process, however the grading ended.
+The process that grades one submission moves, before any thread starts, into a mount namespace of its
+own and mounts a tmpfs of the disk limit's size on the session folder: a full disk is that
+submission's alone. Its workers start inside the namespace (bubblewrap and unshare copy it); every
+other process sees an empty folder; the tmpfs goes with the namespace's last process.
 
-How the namespace is made depends on who grades:
-
-- root with CAP_SYS_ADMIN: a mount namespace alone;
-- root without it (a container's capability set): a user namespace too, owned by the grader, with
-  every uid and gid mapped to itself (written by a helper process that keeps the container's
-  CAP_SETUID and CAP_SETGID), so the worker's uid stays what it is and the grader still reaches
-  every file it could before;
-- a non-root grader: a user namespace that maps its own uid and gid to themselves.
-
-Mounts are made private first: nothing mounted here propagates back to the machine.
+Root with CAP_SYS_ADMIN needs a mount namespace alone; root without it (a container) a user namespace
+too, every uid and gid mapped to itself by a helper that keeps CAP_SETUID and CAP_SETGID, so the
+worker's uid and the grader's reach stay as they were; a non-root grader one that maps its own uid
+and gid. Mounts are made private first: nothing mounted here propagates back to the machine.
 """
 
 from __future__ import annotations

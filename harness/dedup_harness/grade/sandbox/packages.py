@@ -1,22 +1,15 @@
 """The packages a course allows (``--allow``): a copy of their installed files that every worker reads.
 
-The worker runs its interpreter with ``-I -S``, the standard library alone. For each package a
-course allows, the grade run copies, once, the installed files of that distribution and of what it
-requires (recursively, markers read as the worker's Python reads them; ``importlib.metadata``) from
-the grader's own environment into one folder of scratch that every worker's user can read. Each
-worker puts that folder last on its ``sys.path``, so neither the standard library nor the
-submission's ``corpus`` can be shadowed by it. Each tier shows the folder read-only (bubblewrap
-binds it so; unshare binds it back read-only over the temp folder it covers; Landlock lists it among
-the read-only paths) and nothing else of the grader's packages. A copy, not the grader's own
-folders: those may be closed to the worker's user (a Gradescope image's venv is), and they hold
-the harness.
+The worker runs with ``-I -S``. For each allowed package the run copies once the installed files of
+that distribution and of what it requires (recursively, markers read as the worker's Python reads
+them) into scratch every worker's user can read, last on its ``sys.path`` (so neither the standard
+library nor ``corpus`` is shadowed) and read-only in every tier. A copy, not the grader's folders:
+those may be closed to the worker's user (a Gradescope image's venv is), and they hold the harness.
 
-The worker's interpreter is usually not the grader's (Debian's /usr/bin/python3 beside a pyenv or a
-venv), so what is copied must suit it: a release whose Python requirement excludes the worker's
-version, or whose extension modules are built for another Python, is refused in one line before
-anything is graded; the preflight then imports each allowed package in a worker of the batch's tier
-(``worker/probe.py``). Compiled cp311 modules load in any 3.11 (the ABI is fixed within a minor
-release); the bytecode copied with them keeps its sources' times, so the worker need not compile it.
+The worker's interpreter is usually not the grader's, so a release whose Python requirement or
+extension modules exclude the worker's version is refused in one line before anything is graded, and
+the preflight imports each allowed package in a worker of the batch's tier (``worker/probe.py``). The
+bytecode copied keeps its sources' times, so the worker need not compile it.
 """
 
 from __future__ import annotations

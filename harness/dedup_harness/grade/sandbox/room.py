@@ -1,18 +1,10 @@
 """How many submissions a batch may grade at once without one taking from another.
 
-Three things can make submissions graded side by side share what should be each one's own:
-
-- workers that share the grader's uid where nothing but file modes keeps them apart (a non-root
-  grader in the seccomp or none tier), or a seccomp tier on a kernel where the grader cannot decide
-  the worker's file calls (before Linux 5.14: file modes alone keep it from its classmates'
-  originals): one at a time;
-- a temp folder whose free space cannot hold every running submission's disk limit and what its
-  disk watch lets it write past that between two looks (``disk.SLACK``; the tiers without a disk of
-  their own): only as many at a time as it holds, and at least one;
-- memory that cannot hold every running submission's tmpfs filled to its limit (the tiers with one):
-  likewise.
-
-``fit`` says how many, and why fewer than asked, in words for the person grading.
+One at a time where nothing but file modes keeps workers apart (a non-root grader's seccomp or none
+tier) or from classmates' originals (the seccomp tier before Linux 5.14); otherwise as many (at least
+one) as the temp folder's free space holds, each with its disk limit and what its watch lets it write
+between two looks (``disk.SLACK``), or, in the tiers with a tmpfs of their own, as memory holds
+tmpfs filled to the limit. ``fit`` says how many, and why fewer than asked, in words for the grader.
 """
 
 from __future__ import annotations

@@ -1,32 +1,18 @@
 """Start the grading worker behind every protection its tier offers, and take it down again.
 
-Layers, outermost first (each tier's row of ``tiers.TIERS`` says which it has and builds its command):
+Layers, outermost first (docs/isolation.md says what each protects; ``tiers.TIERS`` which a tier has):
+the tier's namespaces (bubblewrap or unshare); ``setpriv`` to a uid of the worker's own (``users``)
+when the grader is root, which ignores RLIMIT_NPROC and could signal or delete anything; resource
+limits set before exec, a scrubbed environment, output on a pipe the grader drains and cuts; inside
+the worker, before any submission code, Landlock and seccomp (whose listener comes back over a socket
+of the grader's: ``grade/kernel_refusals.py``), then its audit hook. The interpreter runs by its real
+path (a venv's link is not visible in a sandbox) with ``-I -S``.
 
-- the tier's namespaces: bubblewrap (only /usr, the interpreter, the session folder and the allowed
-  packages' copy visible) or unshare (the harness's folders covered), each with new network, pid and
-  ipc namespaces;
-- ``setpriv`` to a uid of the worker's own (``users``) when the grader is root: root ignores
-  RLIMIT_NPROC and could signal or delete anything. No capabilities, no new privileges;
-- resource limits set before exec (address space, CPU, file size, open files, processes, no core);
-  a scrubbed environment; stdout and stderr on a pipe the grader drains and truncates;
-- inside the worker, before any submission code: Landlock (files: its code read-only, its home and
-  the shared folder read-write, nothing else but what the interpreter needs; TCP; signal and
-  abstract-socket scopes) and seccomp, where the kernel has them, whose listener comes back over a
-  socket of the grader's so the kernel reports each refused call (``grade/kernel_refusals.py``);
-  then its audit hook.
-
-The interpreter is the setup's: a Python >= 3.11 the worker's user can run, by its real path (a
-venv's link is not visible in a sandbox), with ``-I -S``: the standard library only.
-``Protections`` records what was in force, for the report.
-
-The session folder (``folder``: the submission's code, the worker's home, the grader's shared folder
-where the checks' spool folders live) is closed to everyone but the grader and the worker. In a
-process that grades this submission alone (``own_namespace``) and a tier with namespaces, it is a
-tmpfs of the disk limit's size in that process's own mount namespace (``own_disk``): a full disk is
-the submission's alone. Elsewhere it is on the temp folder's disk: a watch (``disk``) stops the worker
-the moment its files pass the limit or fill that disk, and between calls the worker is paused
-(SIGSTOP), so its threads never write while the grader writes its own files there. Either way a
-full disk is the submission's verdict ("disk full"), never its classmate's.
+The session folder (``folder``) is a tmpfs of the process's own mount namespace where this process
+grades one submission in a tier with namespaces (``own_disk``), else on the temp folder's disk under
+a watch (``disk``); there the worker is paused between calls (SIGSTOP), so its threads never write
+while the grader writes its own files. Either way a full disk is the submission's verdict, never its
+classmate's.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ Every fact about a tier lives in its row of ``TIERS``: what it does is code (its
 disk it writes, how it is detected and started); what it is called and promises is data, read from
 ``tiers.toml``, so a change of wording is no change of code. The reports read a row's ``in_force``
 lines (``protections``), the preflight its ``remedy`` (how to isolate), the README's table and
-docs/isolation.md the rest (``tier_docs`` writes both, and a test holds them to the words).
+docs/isolation.md the rest (``tools/tier_docs.py`` writes both, and a test holds them to the words).
 Detection (``detect``) runs once per process; the grade command detects, and every grading process
 gets the answer (``WorkerSetup``, as JSON) rather than detecting again.
 

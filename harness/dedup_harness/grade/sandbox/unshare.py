@@ -1,14 +1,12 @@
 """The ``unshare`` command line for one worker: new namespaces, the harness's folders covered, then exec.
 
-New network (only a downed loopback), pid (with its own /proc), mount and ipc namespaces. The rest of
-the file system stays in view, read as the worker's own user; an empty tmpfs covers each of the
-harness's folders, and a small tmpfs of its own each public temp folder (/tmp, /var/tmp, /dev/shm), so
-what it writes outside its session fills only those. A session under one of them is bound back
-through a descriptor opened before the cover; so is the allowed packages' copy, read-only (and bound
-read-only on itself where no cover hides it). A root grader (CAP_SYS_ADMIN) makes the namespaces
-directly; anyone else (a non-root grader, a container without CAP_SYS_ADMIN, after dropping to the
-worker's uid) through a user namespace in which it is root, whose capabilities are dropped (bounding
-set emptied) before the worker starts, so the worker cannot unmount what covers the harness.
+New network (only a downed loopback), pid (its own /proc), mount and ipc namespaces. The rest of the
+file system stays in view, read as the worker's user; an empty tmpfs covers each of the harness's
+folders and a small one each public temp folder (/tmp, /var/tmp, /dev/shm). A session under one of
+them is bound back through a descriptor opened before the cover, and the allowed packages' copy
+read-only. A root grader (CAP_SYS_ADMIN) makes the namespaces directly, anyone else through a user
+namespace whose capabilities are dropped (bounding set emptied) before the worker starts, so the
+worker cannot unmount what covers the harness.
 """
 
 from __future__ import annotations

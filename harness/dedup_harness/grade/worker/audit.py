@@ -1,19 +1,12 @@
 """The worker's audit hook: a second layer inside the process, under the sandbox's own.
 
-It refuses, with ``PermissionError`` (EPERM, as the seccomp filter would), every attempt to reach
-the network (a socket, a lookup, a connection), to start a process or a program, and to signal any
-process but the worker itself; and it notes what else a grader wants to know (ctypes, importing the
-test tools, touching files outside the worker's folders, making multiprocessing's locks, which
-Landlock refuses before any process starts, or its shared memory). Each attempt is sent to the grader at once, so even a
-submission that never replies gets it listed in its report.
-
-Each note travels with the category of the rule it met (``categories``), a field of its own, for the
-feedback's plain words on what the grader refuses.
-
-It is not a protection on its own: a submission shares this process and can get around an audit
-hook (ctypes, or patching this module). The kernel's layers (namespaces, Landlock, seccomp, the
-worker's own uid) are the protections; this one makes refusals visible in every tier, and holds
-where a kernel layer is missing.
+It refuses with ``PermissionError`` (EPERM, as seccomp would) the network, new processes and programs,
+and signals to any process but the worker; and it notes what else a grader wants to know (ctypes,
+importing the test tools, files outside the worker's folders, multiprocessing's locks or shared
+memory). Each note goes to the grader at once, with its rule's category (``categories``), so even a
+submission that never replies has it listed. It is no protection on its own (a submission can get
+around a hook in its own process): it makes refusals visible in every tier and holds where a kernel
+layer is missing.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """The categories of refused operation a student is told about: each describer of a refusal names one.
 
-The worker's audit hook (``audit``) and the kernel's listener (``grade/kernel_refusals.py``) say in
-words what a submission tried; a category says which of the grader's rules it met, so that the
-feedback can tell a student in plain words what to do instead (``grade/rules.py``). Five
-rules meet code written for a laptop: no child processes, no network, no files outside the worker's
-folders, no signals to other processes, no memory outside the process (shared memory, an anonymous
-memory file: memory the grader could not measure). What else is refused (ptrace, mounts, a filter
-of its own...) has no category: it is listed, and no correct stage needs it.
-
+The audit hook (``audit``) and the kernel's listener (``grade/kernel_refusals.py``) say what a
+submission tried; a category says which rule it met, so the feedback can say what to do instead
+(``grade/rules.py``). Five rules meet laptop code: no child processes, no network, no files outside
+the worker's folders, no signals to other processes, no memory outside the process. The rest refused
+(ptrace, mounts, a filter of its own...) is listed without one: no correct stage needs it.
 Standard library only: the worker imports it inside the sandbox.
 """
 

@@ -1,19 +1,15 @@
 """The worker locks itself down before any submission code runs: Landlock, then seccomp, then a report.
 
-``confine()`` needs no privilege and no namespace, so it is the whole isolation where there are
-neither (a container without CAP_SYS_ADMIN) and a second layer inside bubblewrap and unshare. In
-order: it refuses with a second thread alive (Landlock binds only the calling thread); sets
-no_new_privs; applies one Landlock ruleset (files, TCP, signal and abstract-socket scopes) when the
-kernel has Landlock; installs the seccomp filter (synchronised onto every thread). A kernel without
-Landlock gets seccomp alone and the report says the files are not restricted; an architecture with
-no syscall table gets no filter and the report says so. Nothing is half-applied silently: a layer
-asked for that fails raises ``ConfinementError``.
+``confine()`` needs no privilege and no namespace: the whole isolation where there are neither, a
+second layer inside bubblewrap and unshare. It refuses with a second thread alive (Landlock binds only
+the calling thread), sets no_new_privs, applies one Landlock ruleset where the kernel has it, and
+installs the seccomp filter on every thread. A missing Landlock or syscall table is said in the
+report; a layer asked for that fails raises ``ConfinementError``: nothing is half-applied silently.
 
-The paths CPython needs once confined (``interpreter_paths``): the standard library and every
-absolute ``sys.path`` entry (imports list folders and read sources and extensions), the folders of
-the shared libraries already mapped (the loader opens libcrypto, libffi... for later imports),
-``/etc/ld.so.cache``, ``/usr/share/zoneinfo``, ``/dev/urandom`` read-only and ``/dev/null``
-read-write. Not /tmp: the caller points TMPDIR at a folder it grants.
+``interpreter_paths`` are what CPython needs once confined: the standard library and ``sys.path``,
+the folders of shared libraries already mapped (later imports load libcrypto, libffi...),
+``/etc/ld.so.cache``, ``/usr/share/zoneinfo``, ``/dev/urandom`` and ``/dev/null``. Not /tmp: the
+caller points TMPDIR at a folder it grants.
 """
 
 from __future__ import annotations

@@ -1,13 +1,11 @@
 """What a submission may import: the standard library, ``corpus``, and the packages the course allows.
 
-Both sides read this module, so the rule and its words have one home: the grader finds refused
-``import`` statements in the source before any check runs (``refused_imports``; ``check`` says the
-same to a student), and the worker says those words when the submission reaches a refused module
-another way (``importlib``, ``__import__``), instead of a traceback. An import under ``try`` whose
-handler catches ImportError is the submission's own fallback, and is not refused. The allowed
-packages reach the worker as a folder of copies (``grade/sandbox/packages.py``), which it puts last on
-``sys.path``; those the submission imports, it imports before its audit hook. Standard library
-only: this package runs inside the sandbox.
+Both sides read it, so the rule and its words have one home: the grader finds refused ``import``
+statements before any check runs (``refused_imports``; ``check`` says the same), and the worker says
+those words when the submission reaches a refused module another way (``importlib``,
+``__import__``). An import under ``try`` whose handler catches ImportError is the submission's own
+fallback, not refused. The allowed packages' copies (``grade/sandbox/packages.py``) go last on
+``sys.path``. Standard library only: this package runs inside the sandbox.
 """
 
 from __future__ import annotations

@@ -1,17 +1,16 @@
 """Landlock for the worker: the whole file system denied but the paths it names, TCP denied, IPC scoped.
 
-One ruleset handles every file-system right the kernel's ABI knows (a right left unhandled stays
-allowed; one the kernel does not know is EINVAL), TCP bind and connect with no rule (ABI 4: both
-denied), and the signal and abstract-unix-socket scopes (ABI 6: nothing outside the domain can be
-signalled or connected to). Read-only paths may be read, listed and executed; read-write ones also
-written, created in, removed from and truncated (no device nodes, sockets or execution). A hidden
-path beneath a read-only one (the harness installed inside the interpreter's own tree) is left out:
-its parent keeps only the right to list it, its siblings keep theirs.
+One ruleset handles every file-system right the kernel's ABI knows (one left unhandled stays allowed,
+one unknown is EINVAL), TCP bind and connect with no rule (ABI 4), and the signal and
+abstract-unix-socket scopes (ABI 6). Read-only paths may be read, listed and executed; read-write
+ones also written, created in, removed from and truncated (no device nodes, sockets or execution). A
+hidden path beneath a read-only one (the harness inside the interpreter's tree) is left out: its
+parent keeps only the right to list it, its siblings keep theirs.
 
 Pitfalls met: ``landlock_ruleset_attr`` grows with the ABI (8, 16, 24 bytes) and the kernel reads
 exactly the size passed; ``landlock_path_beneath_attr`` is packed (12 bytes); Landlock binds only the
-calling thread, so the caller must be single-threaded; EPERM from the version call means a container's
-seccomp profile blocks Landlock, which is then unavailable, not an error.
+calling thread; EPERM from the version call means a container's seccomp profile blocks Landlock,
+which is then unavailable, not an error.
 """
 
 from __future__ import annotations

@@ -1,26 +1,16 @@
-"""The grading worker: imports one submission and runs its functions on request.
+"""The grading worker: imports one submission (``corpus.dedup`` from ROOT) and runs its functions on request.
 
-It runs in the sandbox (see this package's ``__init__``), standard library only: it imports nothing
-of dedup_harness, so the harness's own files never need to be visible to it. The submission's
-``corpus.dedup`` is imported from ROOT.
+Standard library only: it imports nothing of dedup_harness, whose files need never be visible to it.
+It speaks ``protocol`` messages, requests on REQUEST_FD and replies on REPLY_FD (the submission's
+stdout and stderr are other pipes); while a request runs it may pull the caller's input from the
+grader, which may make requests of its own before it feeds them.
 
-It speaks ``messages`` over a ``channel``: requests come on REQUEST_FD and messages go on REPLY_FD;
-the submission's stdout and stderr are separate pipes the grader only captures. Values are tagged
-JSON (``wire``): only builtin types and Doc cross; anything else is refused with a TypeError. While
-a request runs, the worker may pull the caller's input documents from the grader, which may make
-requests of its own (an output of ours read as the input of another stage) before it feeds them.
-
-Before anything else, and before any thread starts, the worker confines itself as SETTINGS (a JSON
-object, the last argument) asks: Landlock and seccomp (``confine``), handing the seccomp filter's
-listener to the grader over the socket ``refusals_fd`` names, so the kernel itself tells the grader
-of every refused call. It tells the grader what is in force in its first message, or, when a layer
-asked for cannot be applied, says so and exits without importing the submission. Then an audit
-hook (``audit``) refuses network, process creation and signals, and notes every attempt: the
-worker's own word, which the submission can silence.
-
-The rest is no protection: the submission shares this process and can tamper with it. The
-protections are the kernel's (uid, namespaces, Landlock, seccomp, limits); whatever this process
-says is checked by the grader.
+Before anything else, and before any thread starts, it confines itself as SETTINGS (the last
+argument, JSON) asks (``confine``), hands the seccomp listener to the grader over ``refusals_fd``, and
+says what is in force in its first message, or that a layer could not be applied, and exits without
+importing the submission. Then its audit hook (``audit``) refuses network, new processes and signals
+and notes each attempt. The rest is no protection: the submission shares this process. The
+protections are the kernel's, and the grader checks whatever this process says.
 """
 
 from __future__ import annotations

@@ -1,45 +1,25 @@
 """What the grader and the worker say to each other, and how it travels: the one module both sides read.
 
-- **Lines** (``Channel``): each message is a JSON object on one line of a pipe. The grader, which trusts
-  nothing that arrives, gives every wait a deadline and refuses a line longer than MAX_MESSAGE before
-  reading more of it; the worker, which trusts the grader, waits as long as it takes.
+- **Lines** (``Channel``): a JSON object per line of a pipe. The grader trusts nothing that arrives: every
+  wait has a deadline and a line longer than MAX_MESSAGE is refused before more of it is read. The worker
+  trusts the grader and waits as long as it takes.
 - **Values** (``encode``, ``decode``): tagged JSON. ``str``, ``int``, ``bool`` and ``None`` travel as
-  themselves; every other value is an object with a tag ``t``: ``float`` (``v``: its repr), ``bytes``
-  (``v``: hex), ``list``, ``tuple``, ``set``, ``frozenset`` (``v``: the items), ``dict`` (``v``:
-  ``[key, value]`` pairs), ``path`` (``v``: str) and ``doc`` (``id``, ``text``, ``meta``). Only builtin
-  types and Doc cross. Three more tags, in the grader's requests only, are handles to objects that stay on
-  one side, each named by an ``id``: ``input`` (the caller's documents, pulled by the worker a batch at a
-  time), ``output`` (an output living in the worker) and ``mirror`` (the caller's stats dict, whose
-  contents travel back with every reply). An exception crosses as a dict (``described``) and is rebuilt
-  as a builtin (``rebuilt``). The worker encodes what the submission returns (made of whatever
-  subclasses of builtins it likes) and decodes the grader's requests; the grader encodes arguments
-  (exact builtin types only) and decodes replies, refusing anything malformed, since the submission can
-  make the worker send anything.
-- **Messages** (KIND and the keys below, built by one function each, checked by ``checked``). Every
-  request the grader makes carries an ID never used before by that grader; everything the worker sends
-  about it carries that number back as RE, and the grader's answer to a pull carries the pull's own ID
-  back as RE: an answer is taken only by the request it names (after a fault, a reply to an abandoned
-  request may still be on its way; a submission can forge any line).
-
-  The grader asks (each with ID): ``call`` (FN, ARGS, KWARGS: run a function of the submission's
-  module), ``next`` (OUTPUT: the next document of an output living in the worker), ``take`` (OUTPUT: a
-  batch of its documents), ``close`` (OUTPUT), ``probe`` (TRIES: the isolation probe), ``bye`` (the
-  threads the submission left running; then the worker exits); it answers a pull with ``feed`` (RE: the
-  pull's ID): ITEMS, then END (None: more to come; STOP; or the error the input raised). Once the
-  submission has printed more than the grader reads, it says ``quiet`` (no ID, no reply): from then on
-  the worker's stdout and stderr go to /dev/null.
-
-  The worker says, unasked: ``started`` (VERSION, CONFINEMENT) or ``confine_error`` (TEXT), then
-  ``ready`` (SURFACE) or ``import_error`` (ERROR); ``attempt`` (TEXT, CATEGORY: the rule it met)
-  whenever its audit hook refused something, from any thread. About the request RE it says ``pull``
-  (ID, INPUT) any number of times, then one reply, which ends the request: ``value`` (VALUE),
-  ``output`` (OUTPUT: an output now living in the worker), ``batch`` (ITEMS, DONE), ``stop``, ``error``
-  (ERROR) or ``exit`` (TEXT: the submission raised SystemExit or the like). A pull and a reply carry
-  MIRRORS: the current contents of the caller's stats dicts.
-- **Batches** (``Batch``): documents cross a batch at a time, one round trip per batch: the grader's
-  input to the worker (a pull answered by a feed), an output's documents to a grader reading it to the
-  end (a take answered by a batch). A batch ends at a number of documents or once its texts pass a
-  number of characters, whichever comes first.
+  themselves, every other value as an object tagged ``t``; only builtin types and Doc cross. Three tags,
+  in the grader's requests only, are handles to what stays on one side: ``input`` (the caller's documents,
+  pulled a batch at a time), ``output`` (an output living in the worker) and ``mirror`` (the caller's
+  stats dict, whose contents travel back with every pull and reply). An exception crosses as a dict
+  (``described``) and is rebuilt as a builtin (``rebuilt``). The grader encodes exact builtins and
+  refuses anything malformed it decodes: the submission can make the worker send anything.
+- **Messages** (one builder each; keys and types in SHAPES, held by ``checked``): every request carries
+  an ID its grader never used before, and all the worker says about it carries that ID back as RE (a
+  feed carries its pull's ID). An answer is taken only by the request it names: after a fault a reply
+  to an abandoned request may still be on its way, and a submission can forge any line. The grader asks
+  ``call``, ``next``, ``take``, ``close`` (an output's), ``probe`` and ``bye`` (then the worker exits),
+  answers a pull with ``feed``, and says ``quiet`` once it has read enough of what the submission
+  prints. The worker says ``started`` then ``ready`` (or ``confine_error``, ``import_error``) and
+  ``attempt`` unasked; about a request, any number of pulls and then one of REPLIES.
+- **Batches** (``Batch``): documents cross a batch at a time, one round trip each (a pull answered by a
+  feed, a take by a batch), ending at a number of documents or of characters, whichever comes first.
 
 Standard library only: the worker imports it inside the sandbox, where the harness is not importable.
 """

@@ -1,19 +1,16 @@
 """The worker's seccomp filter: what it refuses, assembled for one architecture, and installed.
 
-Refused with EPERM: every socket (the worker talks to the grader over inherited pipes and needs
-none), ptrace and other processes' memory, fork, vfork and exec, namespaces and mounts, kernel
-attack surface (bpf, io_uring, keyrings...), administration, ownership and extended attributes,
-filters of its own (seccomp(2), prctl(PR_SET_SECCOMP)), memory outside the process (memfd, shared
-memory, System V and POSIX IPC), pipes and fallocate. ``clone`` is allowed only with CLONE_THREAD
-and no CLONE_NEW* flag (threads, not processes); ``clone3`` gets ENOSYS, because its flags live in
+Refused with EPERM: every socket (the worker talks over inherited pipes), ptrace and other processes'
+memory, fork, vfork and exec, namespaces and mounts, kernel attack surface (bpf, io_uring,
+keyrings...), administration, ownership and extended attributes, filters of its own, memory outside
+the process (memfd, shared memory, System V and POSIX IPC), pipes and fallocate. ``clone`` only with
+CLONE_THREAD and no CLONE_NEW* (threads, not processes); ``clone3`` gets ENOSYS, since its flags are in
 memory a filter cannot read and glibc then falls back to ``clone``. Signals go only to the worker
-itself (and its own process group when it leads one). A foreign ABI (i386 through ``int 0x80``,
-x32) is refused whatever the call.
+itself (and its own process group). A foreign ABI (i386's ``int 0x80``, x32) is refused whatever the call.
 
-``install_filter`` with a socket to the grader makes each refusal a user notification instead: the
-grader holds the listener, answers EPERM and lists the call (``grade/kernel_refusals.py``). That is
-why the submission may install no filter of its own: one that returned an error would take
-precedence over a notification and keep the call off the grader's list.
+With a socket to the grader each refusal is a user notification the grader answers and lists
+(``grade/kernel_refusals.py``): hence no filter of the submission's own, whose error would take
+precedence and keep the call off the list.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The README's tier table and docs/isolation.md, written from the tiers' words (``tiers.toml``), never by hand.
 
-``python -m dedup_harness.grade.sandbox.tier_docs README.md docs/isolation.md`` rewrites the README's
+``python tools/tier_docs.py README.md docs/isolation.md`` rewrites the README's
 table (between its two marker comments) and the whole page; ``--check`` only says whether either
 differs from what the table gives (exit 1), as ``tests/harness/test_tier_docs.py`` does.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from dedup_harness.grade.sandbox.tiers import STRONGEST_FIRST, TIERS, TierRow, how_to_isolate
 
-BEGIN = "<!-- the tier table: written by python -m dedup_harness.grade.sandbox.tier_docs from sandbox/tiers.toml -->"
+BEGIN = "<!-- the tier table: written by python tools/tier_docs.py from sandbox/tiers.toml -->"
 END = "<!-- end of the tier table -->"
 COLUMNS = (
     ("tier", lambda r: f"`{r.tier}`"),
@@ -54,8 +54,8 @@ a trusted pytest process and believe nothing the worker says. How the worker is 
 network, the harness's files, the grader's processes and the submissions graded beside it depends on
 what the machine offers: the tiers below, strongest first ({order}).
 This page is written from the tiers' words in
-`harness/dedup_harness/grade/sandbox/tiers.toml` (`python -m dedup_harness.grade.sandbox.tier_docs
-README.md docs/isolation.md`); the reports and the preflight say the same words, read from the same
+`harness/dedup_harness/grade/sandbox/tiers.toml` (`python tools/tier_docs.py README.md
+docs/isolation.md`); the reports and the preflight say the same words, read from the same
 file.
 
 ## Which tier runs

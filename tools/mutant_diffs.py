@@ -1,6 +1,6 @@
 """The tools that keep the mutants' diffs fresh (mutant roots themselves: ``core/mutant_roots.py``).
 
-Maintainers re-base a mutant after the reference changed with (``python -m dedup_harness.verify.mutant_diffs``)::
+Maintainers re-base a mutant after the reference changed with (``python tools/mutant_diffs.py``)::
 
     checkout s06 /tmp/s06     # a copy of impl/ with s06 applied (or the bare reference, if it no longer applies)
     # ... edit /tmp/s06/corpus/*.py until it shows the pitfall again ...
@@ -95,9 +95,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m dedup_harness.verify.mutant_diffs", description=__doc__.split("\n")[0]
-    )
+    parser = argparse.ArgumentParser(prog="python tools/mutant_diffs.py", description=__doc__.split("\n")[0])
     parser.add_argument("--mutants-dir", type=Path, default=MUTANTS_DIR, help="the mutants folder")
     parser.add_argument("--reference", type=Path, default=IMPL_ROOT, help="the reference root the diffs apply to")
     sub = parser.add_subparsers(dest="action", required=True)

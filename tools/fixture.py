@@ -1,7 +1,7 @@
 """The data.03 fixture: 200 documents with planted duplicates, and the values dedup must give on them.
 
 The expected values come from the plan of what was planted (``Plan.expected``), never from running
-the reference or the oracle. Regenerate byte for byte with ``python -m dedup_harness.core.fixture [DIR]``.
+the reference or the oracle. Regenerate byte for byte with ``python tools/fixture.py [DIR]``.
 """
 
 from __future__ import annotations
@@ -125,7 +125,7 @@ def fixture_files(seed: int = SEED) -> dict[str, bytes]:
     expected = plan.expected()
     docs = "".join(json.dumps(d.record, ensure_ascii=False) + "\n" for d in plan.docs)
     values = {
-        "generator": "dedup_harness.core.fixture.plan_fixture",
+        "generator": "tools/fixture.py plan_fixture",
         "seed": seed,
         "bloom_bytes_per_item": BLOOM_BYTES_PER_ITEM,
         "planted": dict(sorted(plan.kinds.items())),
