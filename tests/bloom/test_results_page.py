@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dedup_harness.bloom_audit import results_page
+import bloom_results_page as results_page
 
 from .recorded_run import RECORD
 

@@ -1,6 +1,6 @@
 """docs/bloom-audit.md's results, written from the recorded run (docs/bloom-audit.json), never by hand.
 
-``python -m dedup_harness.bloom_audit.results_page docs/bloom-audit.json docs/bloom-audit.md`` rewrites
+``python tools/bloom_results_page.py docs/bloom-audit.json docs/bloom-audit.md`` rewrites
 the page's four tables, each between its marker comments; ``--check`` only says whether the page differs
 (exit 1). To record a new run: ``dedup-harness audit-bloom --all --json docs/bloom-audit.json``, then this.
 """
@@ -20,7 +20,7 @@ from dedup_harness.bloom_audit.report import bits_per_item, number, rate, shown
 from dedup_harness.bloom_audit.summary import family_summaries
 from dedup_harness.bloom_audit.throughput import Throughput
 
-MODULE = "python -m dedup_harness.bloom_audit.results_page"
+MODULE = "python tools/bloom_results_page.py"
 
 
 def begin(name: str) -> str:
