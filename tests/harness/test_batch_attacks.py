@@ -160,8 +160,14 @@ def test_the_grader_exits_0_and_the_correct_sample_and_the_reference_keep_full_m
 def test_a_spool_shaped_to_break_cleanup_loses_only_the_spool_check_and_the_sentinel_is_untouched(
     graded: Graded,
 ) -> None:
-    lost = [c["name"] for c in graded.batch.submission("tree_planter")["checks"] if c["outcome"] != "passed"]
-    assert lost == [SPOOL_CHECK] and graded.sentinel == "still here\n"
+    lost = {c["name"]: c for c in graded.batch.submission("tree_planter")["checks"] if c["outcome"] != "passed"}
+    said = {name: (c["outcome"], c["feedback"][:3]) for name, c in lost.items()}
+    if graded.batch.case.tier == "seccomp":  # each of its 3,000 mkdirat is the grader's decision: planting outlasts
+        # a call's 10 s, and the planter's later calls too. Its own loss, by timeouts alone; its classmates keep all
+        assert SPOOL_CHECK in lost and {c["outcome"] for c in lost.values()} == {"timeout"}, said
+    else:
+        assert list(lost) == [SPOOL_CHECK], said
+    assert graded.sentinel == "still here\n"
     assert graded.batch.later.startswith("dedup-harness "), graded.batch.later
 
 

@@ -176,10 +176,11 @@ def test_the_grade_command_writes_every_report_and_exits_zero(tmp_path: Path) ->
     args += ["--similarity", "--similarity-threshold", "1%", "--xlsx", str(tmp_path / "g.xlsx")]
     assert main(args) == 0
     document = json.loads(out["g.json"].read_text(encoding="utf-8"))
-    # the pair with the reference: in the staff JSON, in no file a student sees
-    assert [pair["left"] for pair in document["similarity"]["pairs"]] == ["the reference"]
+    # the pairs with the reference and the kit (at a threshold of 0.01): in the staff JSON, in no file a student sees
+    assert [pair["left"] for pair in document["similarity"]["pairs"]] == ["the reference", "the kit (no one file)"]
     for student_sees in (out["gs"] / "results.json", out["g.csv"], out["g.xml"]):
         assert "the reference" not in student_sees.read_text(encoding="utf-8")
+        assert "the kit" not in student_sees.read_text(encoding="utf-8")
     assert document["submissions"][0]["score"] == len(CHECKS) - 2
     assert json.loads((out["gs"] / "results.json").read_text(encoding="utf-8"))["score"] == len(CHECKS) - 2
     assert out["g.csv"].read_text(encoding="utf-8").count("\n") == 2  # the header, one row

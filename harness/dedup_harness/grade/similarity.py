@@ -84,6 +84,8 @@ class Similarity:
         """The files tied together by pairs at or above the threshold (a copy of a copy too), largest first,
         each in the order given (the reference first where it is one of them)."""
         order = {name: n for n, name in enumerate((REFERENCE, *self.compared))}
+        for name in (name for pair in self.pairs for name in (pair.left, pair.right)):
+            order.setdefault(name, len(order))  # the kit, named after the files a pair shares with it
         group = {name: {name} for name in order}
         for pair in self.pairs:
             joined = group[pair.left] | group[pair.right]
