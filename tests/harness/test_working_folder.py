@@ -25,7 +25,7 @@ HARNESS_TESTS = Path(__file__).resolve().parent
 VERIFY_A_WORLD = """
 import sys
 from pathlib import Path
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1], sys.argv[3]]  # the tests' helpers, and tools/ (world.py diffs with mutant_diffs)
 from world import make_world
 import dedup_harness.commands.verify as verify
 layout = make_world(Path(sys.argv[2]))
@@ -47,7 +47,8 @@ def listing(folder: Path) -> list[str]:
 def test_verify_leaves_the_working_folder_empty(tmp_path: Path) -> None:
     empty = tmp_path / "here"
     empty.mkdir()
-    run = run_in(empty, "-c", VERIFY_A_WORLD, str(HARNESS_TESTS), str(tmp_path / "world"))
+    tools = HARNESS_TESTS.parent.parent / "tools"
+    run = run_in(empty, "-c", VERIFY_A_WORLD, str(HARNESS_TESTS), str(tmp_path / "world"), str(tools))
     assert run.returncode == 0, run.stdout + run.stderr
     assert listing(empty) == []
 
