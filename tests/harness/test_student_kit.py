@@ -60,6 +60,7 @@ MUST_HOLD = (
     "docs/contract.md",
     "docs/checks.md",
     "docs/check.md",
+    "docs/rules.md",
 )
 # Where an implementation of corpus.dedup lives in the staff install: none of it may be in the kit.
 NEVER = ("impl/corpus/dedup.py", "impl_external/", "mutants/canary_dedup.py", "tests/harness/", "benchmarks/")

@@ -4,12 +4,13 @@ PATH is a ``dedup.py`` or a folder holding one (by default ``./dedup.py``, else 
 It runs as ``grade`` does (the same checks, scores, minimal failing cases and words) but in-process,
 with no sandbox: it is their own code on their own machine (``check/run.py``). Their own ``doc.py``,
 ``hashing.py`` and ``bloom.py``, where a ``corpus/`` beside (or holding) their ``dedup.py`` has them,
-are used in place of the course's unless ``--ref-deps``; the report's first line says which came from
-where. What grade refuses (an import the course does not allow; child processes, sockets, files
-outside the stage's folders and signals to other processes at run time) is said in grade's words and
-scored as grade would. Exit status 0 only when grade would give full marks, 1 otherwise, 2 when
-there is nothing to check or the harness could not. Where the course holds cases back (a kit built
-with ``--holds-back``), check runs the public ones alone and says so: its 0 promises those.
+are used where grade uses them (a kit built with ``--own-deps``); where grade uses the course's beside
+them, the report's first line says so, and check tells what theirs would give. What grade refuses (an
+import the course does not allow; child processes, sockets, files outside the stage's folders and
+signals to other processes at run time) is said in grade's words and scored as grade would. Exit status
+0 only when grade would give full marks, 1 otherwise, 2 when there is nothing to check or the harness
+could not. Where the course holds cases back (a kit built with ``--holds-back``), check runs the public
+ones alone and says so: its 0 promises those.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dedup_harness.check.run import HOLDS_BACK_WORDS, NO_PITFALL_NAMES, UNFORESE
 from dedup_harness.commands.arguments import add_allow
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.core.impl_roots import student_file
-from dedup_harness.core.paths import HOLDS_BACK
+from dedup_harness.core.paths import HOLDS_BACK, OWN_DEPS
 from dedup_harness.core.provenance import here
 from dedup_harness.grade import submitted_files
 from dedup_harness.grade.reports import json_report, terminal
@@ -43,11 +44,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", metavar="FILE", help="also write the report as JSON to FILE ('-' for stdout; see docs/reports.md)"
     )
-    parser.add_argument(
-        "--ref-deps",
-        action="store_true",
-        help="use the course's doc, hashing and bloom even where a corpus/ beside your dedup.py holds your own",
-    )
     add_allow(parser, "as grade's --allow; any other import is said, since grade refuses it")
 
 
@@ -61,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     with Outputs("check") as outputs:
         try:
             outputs.file("--json", args.json)
-            checked = check_submission(path, allowed=args.allow, ref_deps=args.ref_deps)
+            checked = check_submission(path, allowed=args.allow, own_deps=OWN_DEPS)
             report = checked.report
             if args.json:
                 outputs.put("--json", json_report.render([report], summarize([Outline.of(report)])))
@@ -70,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
             return fail("check", exc)
     console = Console(stderr=outputs.stdout, soft_wrap=False)
     terminal.print_report(console, report, show_student_output=True, show_protections=False)
+    if checked.with_own:
+        terminal.say(console, f"{WITH_OWN}: {checked.with_own}", "yellow")
     if report.failed() and not checked.names_pitfalls:
         terminal.say(console, NO_PITFALL_NAMES, "yellow")
     if HOLDS_BACK:  # the kit says its course grades on cases of its own: exit 0 promises the public ones alone
@@ -82,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     return max(checked.exit_status(), 1 if refused_upload else 0)
 
 
+WITH_OWN = "grade uses the course's doc, hashing and bloom, as above; with your own corpus/ modules"
 UPLOAD_REFUSED = "the checks above ran on its dedup.py; uploaded as it is, the folder gets 0 from grade"
 
 

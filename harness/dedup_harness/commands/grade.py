@@ -26,6 +26,7 @@ from pathlib import Path
 from rich.console import Console
 
 from dedup_harness.check.stub import stub_source
+from dedup_harness.commands import arguments
 from dedup_harness.commands.arguments import SeedError, add_allow, add_hidden_seed, count, hidden_seed, seconds, share
 from dedup_harness.commands.extras import MissingExtra, require
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
@@ -152,12 +153,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "after the public cases (the same seed, the same cases); what they show is for staff, and Gradescope "
         "shows it only after the due date",
     )
-    parser.add_argument(
-        "--own-deps",
-        action="store_true",
-        help="grade each dedup.py with the student's own doc.py, hashing.py and bloom.py, where a corpus/ beside it "
-        "holds them (default: the course's: dedup.py is graded alone)",
-    )
+    arguments.add_own_deps(parser)
     parser.add_argument(
         "--unisolated",
         action="store_true",

@@ -9,7 +9,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from dedup_harness.commands.arguments import SeedError, add_allow, add_hidden_seed, hidden_seed
+from dedup_harness.commands.arguments import SeedError, add_allow, add_hidden_seed, add_own_deps, hidden_seed
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.distribution.bundle_wheels import WheelsError
 from dedup_harness.distribution.gradescope_bundle import build
@@ -30,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_allow(parser, "as grade's --allow; its wheel and those of what it requires come too, as installed here")
     add_hidden_seed(parser, "for the cases it holds back, as grade's (in the bundle, which students never see)")
+    add_own_deps(parser, ": run_autograder passes it to grade")
 
 
 def _python_version(text: str) -> str:
@@ -52,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
                 python=args.python,
                 allowed=args.allow,
                 hidden_seed=hidden_seed(args, "dedup-harness gradescope-bundle"),
+                own_deps=args.own_deps,
             )
             outputs.commit()
         except (SeedError, WeightsError, OutputError, OSError, LookupError, WheelsError, PackagesError) as exc:
