@@ -31,7 +31,8 @@ from pathlib import Path
 
 from dedup_harness import __version__
 from dedup_harness.core import scratch_dirs
-from dedup_harness.core.paths import DATA_ROOT, HOLDS_BACK_MARK, KIT_MARK, OWN_DEPS_MARK, PACKAGE_DIR
+from dedup_harness.core.impl_roots import OWN_MODULES
+from dedup_harness.core.paths import DATA_ROOT, HOLDS_BACK_MARK, IMPL_ROOT, KIT_MARK, OWN_DEPS_MARK, PACKAGE_DIR
 from dedup_harness.distribution import bundle_wheels, source_tree
 
 HARNESS = "dedup_harness"
@@ -172,6 +173,9 @@ def kit_files(*, holds_back: bool = False, own_deps: bool = False) -> list[tuple
     ]
     files += [(f"{HARNESS}/_data/{name}", path) for name, path in data_files()]
     files.append((f"{HARNESS}/_data/{KIT_MARK}", MARK.encode()))
+    # ``import corpus`` in the student's venv: the course's three as a namespace package, which a corpus/ folder of
+    # the student's own (their dedup.py, their modules) joins ahead of it, or replaces where it has an __init__.py
+    files += [(f"corpus/{name}.py", IMPL_ROOT / "corpus" / f"{name}.py") for name in OWN_MODULES]
     marks = ((HOLDS_BACK_MARK, HOLDS_BACK, holds_back), (OWN_DEPS_MARK, OWN_DEPS, own_deps))
     return files + [(f"{HARNESS}/_data/{mark}", words.encode()) for mark, words, made in marks if made]
 
