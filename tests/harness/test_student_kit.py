@@ -375,6 +375,8 @@ def test_the_kit_offers_the_students_four_commands_and_each_works(kit: Kit, tmp_
     assert (refused.returncode, refused.stderr.count("\n")) == (2, 1) and "not in the student kit" in refused.stderr
     started = run(tmp_path, kit.venv / "dedup-harness", "start")
     assert started.returncode == 0 and (tmp_path / "dedup.py").is_file()
+    catalogue = " ".join(run(tmp_path, kit.venv / "dedup-harness", "tests").stdout.split())
+    assert f"`less {kit.site / 'dedup_harness' / '_data' / 'docs' / 'checks.md'}`" in catalogue, "the kit's pages"
     listed = run(tmp_path, kit.venv / "dedup-harness", "tests", "3")
     assert listed.returncode == 0 and "s04: drops every Bloom positive without confirming it" in listed.stdout
     stub = run(tmp_path, kit.venv / "dedup-harness", "check")
