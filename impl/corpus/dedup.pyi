@@ -8,6 +8,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from corpus.bloom import BloomFilter
 from corpus.doc import Doc
 
 STATS_KEYS: tuple[str, ...]

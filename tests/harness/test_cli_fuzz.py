@@ -173,7 +173,7 @@ OPTIONS: dict[str, list[tuple[str, str]]] = {
         ("--profile", "word"),
     ],
     "mutation": [("--json", "path"), ("--max-children", "number"), ("--equivalents", "path")],
-    "check": [("--json", "path"), ("--ref-deps", "flag")],
+    "check": [("--json", "path")],
     "start": [],
     "tests": [],
     "diff": [("--reference", "path")],

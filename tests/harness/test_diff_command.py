@@ -62,6 +62,14 @@ def test_shared_functions_get_a_diff_and_the_rest_are_listed_by_side(tmp_path: P
     assert [f.name for f in compared.only_reference] == ["screen"]
 
 
+def test_a_function_whose_docstring_alone_changed_does_not_differ(tmp_path: Path) -> None:
+    (tmp_path / "theirs.py").write_text(THEIRS, encoding="utf-8")
+    (tmp_path / "mine.py").write_text(THEIRS.replace("    return set()", '    """Mine."""\n    return set()'))
+    assert compare(tmp_path / "mine.py", tmp_path / "theirs.py").diffs["screen"] == []
+    (tmp_path / "mine.py").write_text(THEIRS.replace("return set()", "return {1}"), encoding="utf-8")
+    assert compare(tmp_path / "mine.py", tmp_path / "theirs.py").diffs["screen"] != []
+
+
 @pytest.mark.skipif(not REFERENCE_SOURCE.is_file(), reason="the student kit holds no reference")
 def test_in_the_staff_install_the_embedded_reference_is_the_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]

@@ -127,6 +127,31 @@ def test_the_text_of_a_case_marks_each_line_that_differs() -> None:
     assert marked == [["out", "d1"], ["out", "d2"]]
 
 
+class LeavesItsSpool:
+    """A stage that keeps no spool under spool_dir while it runs (``leaves``: and leaves a folder with a file there)."""
+
+    def __init__(self, leaves: bool) -> None:
+        self.leaves = leaves
+
+    def exact_dedup(self, docs: Any, b: float = 10, *, spool_dir: Path, **options: Any) -> Any:
+        yield from docs
+        if self.leaves:
+            (Path(spool_dir) / "left").mkdir()
+            (Path(spool_dir) / "left" / "docs.jsonl").write_text("", encoding="utf-8")
+
+
+def test_check_11s_case_shows_no_rows_that_agree_and_what_is_left_as_it_is_counted(scratch: Path) -> None:
+    """A table of "expected 0, got 0" would say nothing: with no row differing, the differences say it alone."""
+    inputs = {"docs": [Doc("a", "One.")], "ending": "read to the end"}
+    left = JUDGES["spool"](Subject(LeavesItsSpool(True), scratch / "a"), inputs)
+    assert left.got["entries_left_in_spool_dir"] == 1
+    assert "it holds ['left'], and within them ['left/docs.jsonl']" in left.message()
+    outside = JUDGES["spool"](Subject(LeavesItsSpool(False), scratch / "b"), inputs)
+    assert outside.failing and outside.got == outside.expected
+    case = MinimalCase({"docs": []}, outside.expected, outside.got, outside.differences, 1, 4, False)
+    assert "expected" not in case_text(case).split("what differs:")[0]
+
+
 def test_the_filter_mutant_s06_gets_a_small_case_for_the_budget_check_in_process(tmp_path: Path) -> None:
     """The reference judged beside it keeps its own filter, though s06's root changed bloom.py."""
     root = mutant_root(load_mutant("s06"), tmp_path / "s06")

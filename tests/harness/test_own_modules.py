@@ -1,25 +1,32 @@
-"""A student's own doc.py, hashing.py and bloom.py: check uses them (unless --ref-deps), grade only with --own-deps.
+"""A student's own doc.py, hashing.py and bloom.py: grade and check use them only where the course grades with them
+(``--own-deps``, which a kit built with it carries), and check tells what they would give otherwise.
 
-The test of the issue: a correct ``dedup.py`` beside a ``bloom.py`` whose index is ``h & m_bytes``
-(datatrove's line) fails ``check`` and passes ``check --ref-deps``; the report's first line says which
-module came from where, and the checks know the filter under test is not the course's
-(``Subject.own_filter``). The correct ``dedup.py`` is a sample submission: students get none.
+A correct ``dedup.py`` beside a ``bloom.py`` whose index is ``h & m_bytes`` (datatrove's line) fails
+``check`` in a kit built with ``--own-deps``; a ``dedup.py`` importing a helper of its own
+``corpus/hashing.py`` gets 0 from check as from grade, and check says theirs would give full marks.
+The report's first line says which module came from where, and the checks know the filter under test
+is not the course's (``Subject.own_filter``). The correct ``dedup.py`` is a sample submission.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dedup_harness.cli import main
+from dedup_harness.commands.check import WITH_OWN
 from dedup_harness.core.impl_roots import OWN_MODULES, modules_words, own_modules, under_test
 from dedup_harness.core.impl_under_test import UNDER_TEST_KEY, impl_args, own_args
-from dedup_harness.core.paths import IMPL_ROOT, SUITE_DIR
+from dedup_harness.core.paths import IMPL_ROOT, OWN_DEPS_MARK, SUITE_DIR
+from dedup_harness.distribution.gradescope_bundle import SCRIPTS
+from dedup_harness.distribution.student_kit import kit_files
 from dedup_harness.grade.submission import prepare
 
 SAMPLES = Path(__file__).resolve().parent / "submissions" / "samples"
@@ -79,19 +86,32 @@ def test_grade_prepares_the_course_modules_unless_the_course_opts_in(beside_own_
     assert (opted.root / "corpus" / "bloom.py").read_text() == masked_bloom()
 
 
-def test_a_correct_dedup_py_beside_a_masked_bloom_py_fails_check_and_passes_with_ref_deps(
-    beside_own_bloom: Path, capsys: pytest.CaptureFixture[str]
+def test_in_a_kit_built_with_own_deps_a_correct_dedup_py_beside_a_masked_bloom_py_fails_check(
+    beside_own_bloom: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr("dedup_harness.commands.check.OWN_DEPS", True)  # the kit's mark, as core/paths reads it
     status, report = checked(beside_own_bloom)
     first = capsys.readouterr().out.splitlines()[0]
     assert first == "modules: dedup.py and bloom.py yours; doc.py and hashing.py the course's"
     assert status == 1 and "test_false_positives_stay_within_the_budget" in lost(report)
     assert report["modules"] == {"dedup": "yours", "doc": "the course's", "hashing": "the course's", "bloom": "yours"}
-    status, report = checked(beside_own_bloom, "--ref-deps")
-    first = " ".join(" ".join(capsys.readouterr().out.split("\n\n")[0].splitlines()[:2]).split())  # it wraps at 80
-    said = "modules: dedup.py yours; doc.py, hashing.py and bloom.py the course's"
-    assert first.startswith(f"{said} (yours beside it, not used: corpus/bloom.py)")
-    assert (status, lost(report), report["modules"]["bloom"]) == (0, [], "the course's")
+
+
+def test_check_grades_with_the_courses_modules_as_grade_does_and_tells_what_the_students_own_would_give(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's row: a helper of the student's own corpus/hashing.py, which grade's course modules lack."""
+    (tmp_path / "student" / "corpus").mkdir(parents=True)
+    hashing = (IMPL_ROOT / "corpus" / "hashing.py").read_text(encoding="utf-8")
+    (tmp_path / "student" / "corpus" / "hashing.py").write_text(f"{hashing}\n\ndef mine() -> None: ...\n")
+    correct = (SAMPLES / "correct_plain.py").read_text(encoding="utf-8")
+    helped = correct.replace("import hashlib\n", "import hashlib\n\nfrom corpus.hashing import mine\n", 1)
+    (tmp_path / "student" / "dedup.py").write_text(helped, encoding="utf-8")
+    status, report = checked(tmp_path / "student")
+    said = " ".join(capsys.readouterr().out.split())  # the terminal report wraps at its width
+    first = "modules: dedup.py yours; doc.py, hashing.py and bloom.py the course's (yours beside it, not used:"
+    assert said.startswith(f"{first} corpus/hashing.py)") and f"{WITH_OWN}: 14/14" in said
+    assert (status, report["score"], report["modules"]["hashing"]) == (1, 0, "the course's")
 
 
 class _Configured:
@@ -132,6 +152,21 @@ def test_a_dedup_py_given_to_impl_runs_beside_its_own_modules_unless_ref_deps(be
     found = under_test(str(beside_own_bloom), scratch)
     assert found.own == ("bloom",) and (found.root / "corpus" / "bloom.py").read_text() == masked_bloom()
     assert under_test(str(beside_own_bloom), scratch, ref_deps=True).own == ()
+
+
+def test_the_kit_and_the_bundle_carry_the_courses_decision_to_grade_the_students_own(tmp_path: Path) -> None:
+    """The kit holds the mark check reads (core/paths.OWN_DEPS); the bundle's makes run_autograder pass --own-deps."""
+    assert f"dedup_harness/_data/{OWN_DEPS_MARK}" in {name for name, _ in kit_files(own_deps=True)}
+    assert f"dedup_harness/_data/{OWN_DEPS_MARK}" not in {name for name, _ in kit_files()}
+    shutil.copy(SCRIPTS / "run_autograder", tmp_path)
+    (tmp_path / OWN_DEPS_MARK).write_text("grade --own-deps\n", encoding="utf-8")
+    (tmp_path / "python").write_text('#!/bin/sh\necho "$@" > "$(dirname "$0")/args"\n', encoding="utf-8")
+    (tmp_path / "python").chmod(0o755)
+    env = {"PATH": os.environ["PATH"], "DEDUP_HARNESS_PYTHON": str(tmp_path / "python")}
+    subprocess.run(
+        ["bash", str(tmp_path / "run_autograder")], env={**env, "DEDUP_HARNESS_AUTOGRADER_ROOT": str(tmp_path)}
+    )
+    assert "--own-deps" in (tmp_path / "args").read_text(encoding="utf-8").split()
 
 
 @pytest.mark.slow

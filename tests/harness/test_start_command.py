@@ -51,6 +51,7 @@ def test_the_stub_has_the_contracts_surface_docstrings_and_stats_keys() -> None:
     namespace: dict[str, object] = {}
     exec(compile(stub_source(), "dedup.py", "exec"), namespace)  # our own stub: every body raises
     assert namespace["STATS_KEYS"] == STATS_KEYS
+    assert {"Doc", "BloomFilter"} <= set(namespace), "the stub imports the course's classes its words name"
     for name, node in functions.items():
         assert ast.get_docstring(node), name
         assert ast.unparse(node.body[-1]) == f"raise NotImplementedError({not_written(name)!r})"

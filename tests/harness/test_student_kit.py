@@ -43,6 +43,7 @@ import pytest
 
 from dedup_harness.cli import STUDENT_COMMANDS, main
 from dedup_harness.core.contract import SURFACE
+from dedup_harness.core.impl_roots import OWN_MODULES
 from dedup_harness.core.paths import DATA_ROOT, REFERENCE_SOURCE
 
 SAMPLES = Path(__file__).resolve().parent / "submissions" / "samples"
@@ -60,6 +61,7 @@ MUST_HOLD = (
     "docs/contract.md",
     "docs/checks.md",
     "docs/check.md",
+    "docs/rules.md",
 )
 # Where an implementation of corpus.dedup lives in the staff install: none of it may be in the kit.
 NEVER = ("impl/corpus/dedup.py", "impl_external/", "mutants/canary_dedup.py", "tests/harness/", "benchmarks/")
@@ -115,6 +117,7 @@ def kit_data(kit: Kit) -> list[str]:
 def test_the_kit_holds_the_suite_the_oracle_the_fixture_the_courses_modules_and_the_docs(kit: Kit) -> None:
     data = kit_data(kit)
     assert [name for name in MUST_HOLD if name not in data] == []
+    assert {name for name in kit.names if name.startswith("corpus/")} == {f"corpus/{m}.py" for m in OWN_MODULES}
     assert {name.split("/")[0] for name in data} <= {
         "impl",
         "oracle",
@@ -372,10 +375,18 @@ def test_the_kit_offers_the_students_four_commands_and_each_works(kit: Kit, tmp_
     assert (refused.returncode, refused.stderr.count("\n")) == (2, 1) and "not in the student kit" in refused.stderr
     started = run(tmp_path, kit.venv / "dedup-harness", "start")
     assert started.returncode == 0 and (tmp_path / "dedup.py").is_file()
+    catalogue = " ".join(run(tmp_path, kit.venv / "dedup-harness", "tests").stdout.split())
+    assert f"`less {kit.site / 'dedup_harness' / '_data' / 'docs' / 'checks.md'}`" in catalogue, "the kit's pages"
     listed = run(tmp_path, kit.venv / "dedup-harness", "tests", "3")
     assert listed.returncode == 0 and "s04: drops every Bloom positive without confirming it" in listed.stdout
     stub = run(tmp_path, kit.venv / "dedup-harness", "check")
     assert stub.returncode == 1 and "exact_dedup() is not written yet" in stub.stdout
+    imported = run(tmp_path, kit.venv / "python", "-c", "import corpus.bloom, corpus.doc, corpus.hashing")
+    assert imported.returncode == 0, "the course's modules import as corpus.* in the student's venv"
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "dedup.py").write_text("MINE = 1\n", encoding="utf-8")
+    theirs = run(tmp_path, kit.venv / "python", "-c", "import corpus.dedup, corpus.doc; print(corpus.dedup.MINE)")
+    assert theirs.stdout == "1\n", "a corpus/ of the student's own joins the course's, ahead of it"
     diffed = run(tmp_path, kit.venv / "dedup-harness", "diff")
     assert diffed.returncode == 2 and "pass --reference FILE" in diffed.stderr
     (tmp_path / "correct").mkdir()

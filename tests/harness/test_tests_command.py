@@ -13,6 +13,7 @@ import pytest
 from dedup_harness.check.tests_catalogue import collected_cases, pitfalls
 from dedup_harness.cli import main
 from dedup_harness.core.checks import BY_NAME, KINDS, REGISTRY
+from dedup_harness.core.paths import DOCS_DIR
 from dedup_harness.core.split_cases import SPLIT_CASES
 
 
@@ -33,6 +34,9 @@ def test_the_catalogue_gives_each_checks_number_name_kind_assertion_and_reason(
     for check in REGISTRY:
         said = f"{check.number}. {check.name} ({check.kind}) asserts: {words(check.asserts)}"
         assert said in out and f"why it matters downstream: {words(check.why)}" in out, check.name
+    pages = out.split("The pages: ")[1]
+    assert all(page in pages and (DOCS_DIR / page).is_file() for page in ("checks.md", "check.md", "rules.md"))
+    assert f"`less {DOCS_DIR / 'checks.md'}`" in pages, "where the pages lie, and how to open them"
 
 
 def test_one_check_in_full_gives_its_cases_and_the_pitfalls_it_catches(capsys: pytest.CaptureFixture[str]) -> None:

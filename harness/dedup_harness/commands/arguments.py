@@ -16,6 +16,10 @@ from dedup_harness.core.hidden_cases import SEED_BITS
 # A distribution's name as packaging's rules spell one (PEP 508): no version, no path, no extra.
 PACKAGE_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?")
 ALLOW_HELP = "a package submissions may import beside the standard library and corpus (repeatable)"
+OWN_DEPS_HELP = (
+    "the course grades each dedup.py with the student's own doc.py, hashing.py and bloom.py, where a corpus/ beside "
+    "it holds them (default: the course's; dedup.py is graded alone)"
+)
 
 
 def count(text: str) -> int:
@@ -101,6 +105,11 @@ def key_file(text: str) -> bytes:
     if not key:
         raise argparse.ArgumentTypeError(f"{text}: the file is empty")
     return key
+
+
+def add_own_deps(parser: argparse.ArgumentParser, what: str = "") -> None:
+    """``--own-deps``: whose doc, hashing and bloom are graded, one decision grade, the kit and the bundle carry."""
+    parser.add_argument("--own-deps", action="store_true", help=OWN_DEPS_HELP + what)
 
 
 SEED_DIGITS = SEED_BITS // 4  # a held-back seed's hex digits, at least

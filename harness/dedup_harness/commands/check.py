@@ -1,9 +1,10 @@
 """``dedup-harness check [PATH]``: a student runs the checks on their own ``dedup.py``, with grade's report.
 
 PATH is a ``dedup.py`` or a folder holding one (by default ``./dedup.py``, else ``./corpus/dedup.py``).
-It grades as ``grade`` does, in-process and with no sandbox (``check/run.py``), with the student's own
-``doc``, ``hashing`` and ``bloom`` unless ``--ref-deps``; what grade refuses is said in grade's words
-and scored so. docs/check.md has the exit statuses and what a kit built ``--holds-back`` promises.
+It grades as ``grade`` does, in-process and with no sandbox (``check/run.py``), with the modules grade uses
+(the student's own ``doc``, ``hashing`` and ``bloom`` only in a kit built ``--own-deps``; else the first line says
+theirs are set aside, and check tells what they would give); what grade refuses is said in grade's words and
+scored so. docs/check.md has the exit statuses and what a kit built ``--holds-back`` promises.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dedup_harness.check.run import HOLDS_BACK_WORDS, NO_PITFALL_NAMES, UNFORESE
 from dedup_harness.commands.arguments import add_allow
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.core.impl_roots import student_file
-from dedup_harness.core.paths import HOLDS_BACK
+from dedup_harness.core.paths import HOLDS_BACK, OWN_DEPS
 from dedup_harness.core.provenance import here
 from dedup_harness.grade import submitted_files
 from dedup_harness.grade.reports import json_report, terminal
@@ -37,11 +38,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json", metavar="FILE", help="also write the report as JSON to FILE ('-' for stdout; see docs/reports.md)"
     )
-    parser.add_argument(
-        "--ref-deps",
-        action="store_true",
-        help="use the course's doc, hashing and bloom even where a corpus/ beside your dedup.py holds your own",
-    )
     add_allow(parser, "as grade's --allow; any other import is said, since grade refuses it")
 
 
@@ -55,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     with Outputs("check") as outputs:
         try:
             outputs.file("--json", args.json)
-            checked = check_submission(path, allowed=args.allow, ref_deps=args.ref_deps)
+            checked = check_submission(path, allowed=args.allow, own_deps=OWN_DEPS)
             report = checked.report
             if args.json:
                 outputs.put("--json", json_report.render([report], summarize([Outline.of(report)])))
@@ -64,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
             return fail("check", exc)
     console = Console(stderr=outputs.stdout, soft_wrap=False)
     terminal.print_report(console, report, show_student_output=True, show_protections=False)
+    if checked.with_own:
+        terminal.say(console, f"{WITH_OWN}: {checked.with_own}", "yellow")
     if report.failed() and not checked.names_pitfalls:
         terminal.say(console, NO_PITFALL_NAMES, "yellow")
     if HOLDS_BACK:  # the kit says its course grades on cases of its own: exit 0 promises the public ones alone
@@ -76,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     return max(checked.exit_status(), 1 if refused_upload else 0)
 
 
+WITH_OWN = "grade uses the course's doc, hashing and bloom, as above; with your own corpus/ modules"
 UPLOAD_REFUSED = "the checks above ran on its dedup.py; uploaded as it is, the folder gets 0 from grade"
 
 

@@ -150,12 +150,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "after the public cases (the same seed, the same cases); what they show is for staff, and Gradescope "
         "shows it only after the due date",
     )
-    parser.add_argument(
-        "--own-deps",
-        action="store_true",
-        help="grade each dedup.py with the student's own doc.py, hashing.py and bloom.py, where a corpus/ beside it "
-        "holds them (default: the course's: dedup.py is graded alone)",
-    )
+    arguments.add_own_deps(parser)
     parser.add_argument(
         "--unisolated",
         action="store_true",

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from dedup_harness.commands.arguments import SeedError, add_allow, add_hidden_seed, hidden_seed
+from dedup_harness.commands.arguments import SeedError, add_allow, add_hidden_seed, add_own_deps, hidden_seed
 from dedup_harness.commands.outputs import OutputError, Outputs, fail
 from dedup_harness.distribution.bundle_wheels import WheelsError
 from dedup_harness.distribution.gradescope_bundle import build
@@ -35,6 +35,7 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     )
     add_allow(parser, "as grade's --allow; its wheel and those of what it requires come too, as installed here")
     add_hidden_seed(parser, "for the cases it holds back, as grade's (in the bundle, which students never see)")
+    add_own_deps(parser, ": run_autograder passes it to grade")
 
 
 def _python_version(text: str) -> str:
@@ -63,6 +64,7 @@ def bundled(
             print(f"{command}: fetching the tested releases' wheels from pip's index", file=sys.stderr)
             seed = hidden_seed(args, f"dedup-harness {command}")
             options = {"weights": args.weights, "python": args.python, "allowed": args.allow, "hidden_seed": seed}
+            options["own_deps"] = args.own_deps
             written = files(**options) if files else []
             for name, data in written:
                 outputs.put_in_folder("DIR", name, data)

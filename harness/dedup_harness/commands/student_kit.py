@@ -13,6 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from dedup_harness.commands.arguments import add_own_deps
 from dedup_harness.commands.outputs import fail
 from dedup_harness.distribution.bundle_wheels import WheelsError
 from dedup_harness.distribution.student_kit import build
@@ -28,6 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the course grades with --hidden-seed: check then says its verdict covers the public cases alone (the "
         "kit never holds the seed)",
     )
+    add_own_deps(parser, ": the kit holds the decision, and its check predicts with the student's own")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -36,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         return fail("student-kit", f"{out}: not a folder")
     print("dedup-harness student-kit: building the kit's wheel", file=sys.stderr)
     try:
-        wheel = build(out, holds_back=args.holds_back)
+        wheel = build(out, holds_back=args.holds_back, own_deps=args.own_deps)
     except (WheelsError, OSError) as exc:
         return fail("student-kit", exc)
     print(f"wrote {wheel}: students install it with `pip install {out / '*.whl'}`")

@@ -46,11 +46,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def say(lines: Iterable[str]) -> None:
-    """Each line wrapped to the terminal's width (100 columns in a pipe), its continuation under its text."""
+    """Each line wrapped to the terminal's width (100 columns in a pipe), its continuation under its text; a path
+    longer than a line stays whole, to be copied."""
     width = shutil.get_terminal_size((100, 24)).columns
+    wrap = textwrap.TextWrapper(width, break_on_hyphens=False, break_long_words=False)
     for line in lines:
-        indent = " " * (len(line) - len(line.lstrip()))
-        print(textwrap.fill(line, width, subsequent_indent=indent + "  ", break_on_hyphens=False) if line else "")
+        wrap.subsequent_indent = " " * (len(line) - len(line.lstrip())) + "  "
+        print(wrap.fill(line) if line else "")
 
 
 def catalogue() -> list[str]:
@@ -59,7 +61,7 @@ def catalogue() -> list[str]:
     for check in REGISTRY:
         lines += [f"{check.number:>2}. {check.name} ({check.kind})", f"    asserts: {check.asserts}"]
         lines += [f"    why it matters downstream: {check.why}", ""]
-    return [*lines, f"`dedup-harness tests N` gives check N in full; every check in words: {checks_page()}"]
+    return [*lines, f"`dedup-harness tests N` gives check N in full. {pages()}"]
 
 
 def one_check(check: Check, cases: list[str], about: str) -> list[str]:
@@ -77,6 +79,10 @@ def one_check(check: Check, cases: list[str], about: str) -> list[str]:
     return lines
 
 
-def checks_page() -> str:
-    page = DOCS_DIR / "checks.md"
-    return str(page) if page.is_file() else "docs/checks.md of the harness"
+def pages() -> str:
+    """The pages a student reads (every check, check, the contract, the rulebook), where they are, and how to open
+    them: Markdown, plain text to any viewer."""
+    listed = "checks.md (every check in words), check.md, contract.md and rules.md"
+    if not (DOCS_DIR / "checks.md").is_file():
+        return f"The pages: {listed}, in docs/ of the harness."
+    return f"The pages: {listed}, in {DOCS_DIR}; each is plain text (Markdown): `less {DOCS_DIR / 'checks.md'}`."

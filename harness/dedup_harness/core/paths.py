@@ -31,3 +31,7 @@ STUDENT_KIT = (DATA_ROOT / KIT_MARK).is_file()
 # The file says so and holds no seed; ``check`` then says it cannot promise grade's verdict on those.
 HOLDS_BACK_MARK = "holds-back.txt"
 HOLDS_BACK = (DATA_ROOT / HOLDS_BACK_MARK).is_file()
+# In a kit (or at a bundle's top) built with ``--own-deps`` (``commands/arguments.add_own_deps``): the course grades
+# each dedup.py with the student's own doc, hashing and bloom where it has them; ``check`` predicts with those.
+OWN_DEPS_MARK = "own-deps.txt"
+OWN_DEPS = (DATA_ROOT / OWN_DEPS_MARK).is_file()

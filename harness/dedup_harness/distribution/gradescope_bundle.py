@@ -9,7 +9,8 @@ version, that Python, the releases and their digest). With ``--allow``, the pack
 come too, pinned like the rest (the releases installed here, and what they require), and
 ``allowed.txt`` names them, one a line, for both scripts to pass to ``grade --allow``. With
 ``--hidden-seed``, ``hidden-seed.txt`` holds the course's seed for ``run_autograder`` to pass to
-``grade --hidden-seed`` (the bundle is staff's: students see none of it). The two
+``grade --hidden-seed`` (the bundle is staff's: students see none of it); with ``--own-deps``,
+``own-deps.txt`` (``core/paths.OWN_DEPS_MARK``) has it pass ``grade --own-deps``. The two
 scripts live beside this module (``gradescope_scripts/``), each saying what it does: ``setup.sh``
 gets that Python, bubblewrap where it can, installs the wheels without an index where the worker's
 uid cannot read them, checks the installed set against the digest and grades the bundled reference
@@ -33,6 +34,7 @@ from typing import Any
 from packaging.utils import canonicalize_name
 
 from dedup_harness.core import scratch_dirs
+from dedup_harness.core.paths import OWN_DEPS_MARK
 from dedup_harness.core.provenance import provenance
 from dedup_harness.distribution import bundle_wheels, source_tree
 from dedup_harness.grade.sandbox.packages import gathered, release
@@ -62,8 +64,10 @@ def contents(
     python: str | None = None,
     allowed: Sequence[str] = (),
     hidden_seed: int | None = None,
+    own_deps: bool = False,
 ) -> list[tuple[str, bytes, bool]]:
-    """The files (name, bytes, executable) for CPython ``python`` (default: this one), ``allowed``, ``hidden_seed``."""
+    """The files (name, bytes, executable) for CPython ``python`` (default: this one), ``allowed``, ``hidden_seed``
+    and the course's decision to grade the student's own modules (``own_deps``)."""
     python = python or python_now()
     tested = provenance(python)  # a dependency that is not installed here is a LookupError
     names = sorted({str(canonicalize_name(name)) for name in allowed})
@@ -85,6 +89,8 @@ def contents(
         entries.append((ALLOWED, "".join(f"{name}\n" for name in names).encode(), False))
     if hidden_seed is not None:
         entries.append((HIDDEN_SEED, f"{hidden_seed:032x}\n".encode(), False))
+    if own_deps:
+        entries.append((OWN_DEPS_MARK, b"grade --own-deps\n", False))
     return entries
 
 

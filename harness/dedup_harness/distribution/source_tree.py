@@ -10,6 +10,7 @@ installed (``bundle_wheels.build_wheel``).
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -22,9 +23,9 @@ SKIP = {"__pycache__", ".hypothesis", ".pytest_cache", ".mypy_cache", ".ruff_cac
 PLUGIN_ENTRY = "dedup_harness.core.impl_under_test"  # the suite's --impl plugin (pyproject.toml's pytest11)
 
 
-def pyproject(*, version: str = __version__, plugin: bool = False) -> str:
-    """The staged tree's build file: the harness's name, ``version``, dependencies and script (and, with
-    ``plugin``, the suite's pytest plugin, so that ``pytest --pyargs`` finds ``--impl``)."""
+def pyproject(*, version: str = __version__, plugin: bool = False, packages: Iterable[str] = ("dedup_harness",)) -> str:
+    """The staged tree's build file: the harness's name, ``version``, dependencies, script and ``packages`` (and,
+    with ``plugin``, the suite's pytest plugin, so that ``pytest --pyargs`` finds ``--impl``)."""
     dependencies = ", ".join(f'"{d}"' for d in runtime_requirements())
     entry = f'\n[project.entry-points.pytest11]\n"{PLUGIN_ENTRY}" = "{PLUGIN_ENTRY}"\n' if plugin else ""
     return (
@@ -32,7 +33,7 @@ def pyproject(*, version: str = __version__, plugin: bool = False) -> str:
         f'[project]\nname = "dedup-harness"\nversion = "{version}"\nrequires-python = ">=3.11"\n'
         f'readme = "README.md"\ndependencies = [{dependencies}]\n\n'
         f'[project.scripts]\ndedup-harness = "dedup_harness.cli:main"\n{entry}\n'
-        '[tool.hatch.build.targets.wheel]\npackages = ["dedup_harness"]\n'
+        f"[tool.hatch.build.targets.wheel]\npackages = {json.dumps(sorted(packages))}\n"
     )
 
 
@@ -58,9 +59,11 @@ def stage_source(
     folder: Path, files: Iterable[tuple[str, Path | bytes]], *, readme: str, version: str = __version__, plugin: bool
 ) -> None:
     """A source tree in ``folder``: ``files`` (each a path in the tree, and a file to copy or the bytes to write),
-    a README and a build file."""
+    a README and a build file whose packages are the tree's top folders."""
     folder.mkdir(parents=True)
-    (folder / "pyproject.toml").write_text(pyproject(version=version, plugin=plugin), encoding="utf-8")
+    files = list(files)
+    build = pyproject(version=version, plugin=plugin, packages={name.split("/")[0] for name, _ in files})
+    (folder / "pyproject.toml").write_text(build, encoding="utf-8")
     (folder / "README.md").write_text(readme, encoding="utf-8")
     for name, source in files:
         target = folder / name

@@ -31,7 +31,8 @@ from pathlib import Path
 
 from dedup_harness import __version__
 from dedup_harness.core import scratch_dirs
-from dedup_harness.core.paths import DATA_ROOT, HOLDS_BACK_MARK, KIT_MARK, PACKAGE_DIR
+from dedup_harness.core.impl_roots import OWN_MODULES
+from dedup_harness.core.paths import DATA_ROOT, HOLDS_BACK_MARK, IMPL_ROOT, KIT_MARK, OWN_DEPS_MARK, PACKAGE_DIR
 from dedup_harness.distribution import bundle_wheels, source_tree
 
 HARNESS = "dedup_harness"
@@ -163,19 +164,22 @@ def data_files() -> list[tuple[str, Path]]:
 
 
 HOLDS_BACK = "This course grades on cases it holds back as well as on those check runs. No seed is here.\n"
+OWN_DEPS = "This course grades dedup.py with the student's own doc.py, hashing.py and bloom.py beside it.\n"
 
 
-def kit_files(*, holds_back: bool = False) -> list[tuple[str, Path | bytes]]:
-    """Every file of the kit's source tree: the harness's modules, the data, the kit's mark, and with
-    ``holds_back`` the mark that says the course grades on cases it holds back (``check`` says so)."""
+def kit_files(*, holds_back: bool = False, own_deps: bool = False) -> list[tuple[str, Path | bytes]]:
+    """Every file of the kit's source tree: the harness's modules, the data, the kit's mark, and the marks of what
+    the course decided: ``holds_back`` (it grades on cases it holds back) and ``own_deps`` (whose modules)."""
     files: list[tuple[str, Path | bytes]] = [
         (f"{HARNESS}/{path.relative_to(PACKAGE_DIR).as_posix()}", path) for path in harness_files()
     ]
     files += [(f"{HARNESS}/_data/{name}", path) for name, path in data_files()]
     files.append((f"{HARNESS}/_data/{KIT_MARK}", MARK.encode()))
-    if holds_back:
-        files.append((f"{HARNESS}/_data/{HOLDS_BACK_MARK}", HOLDS_BACK.encode()))
-    return files
+    # ``import corpus`` in the student's venv: the course's three as a namespace package, which a corpus/ folder of
+    # the student's own (their dedup.py, their modules) joins ahead of it, or replaces where it has an __init__.py
+    files += [(f"corpus/{name}.py", IMPL_ROOT / "corpus" / f"{name}.py") for name in OWN_MODULES]
+    marks = ((HOLDS_BACK_MARK, HOLDS_BACK, holds_back), (OWN_DEPS_MARK, OWN_DEPS, own_deps))
+    return files + [(f"{HARNESS}/_data/{mark}", words.encode()) for mark, words, made in marks if made]
 
 
 def code_files() -> list[tuple[str, str]]:
@@ -184,13 +188,16 @@ def code_files() -> list[tuple[str, str]]:
     return [(name, path.read_text("utf-8")) for name, path in found if name.startswith(CODE) and name.endswith(".py")]
 
 
-def build(out: Path, *, holds_back: bool = False) -> Path:
+def build(out: Path, *, holds_back: bool = False, own_deps: bool = False) -> Path:
     """Build the kit's wheel into the folder ``out`` (made if missing); its path there. ``holds_back``: the course
-    grades with a seed of its own (``grade --hidden-seed``), which the kit never holds."""
+    grades with a seed of its own (``grade --hidden-seed``), which the kit never holds; ``own_deps``: with the
+    student's own modules (``grade --own-deps``)."""
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix=scratch_dirs.prefix("kit")) as scratch:
         source = Path(scratch) / "dedup-harness-student-kit"
-        source_tree.stage_source(source, kit_files(holds_back=holds_back), readme=README, version=VERSION, plugin=True)
+        source_tree.stage_source(
+            source, kit_files(holds_back=holds_back, own_deps=own_deps), readme=README, version=VERSION, plugin=True
+        )
         wheel = bundle_wheels.build_wheel(source, Path(scratch) / "dist")
         target = out / wheel.name
         part = out / f".{wheel.name}.part"

@@ -61,8 +61,9 @@ class GradingOptions:
     setup: WorkerSetup | None = None  # the tier and interpreter the preflight checked (None: each run probes)
     warning: str = ""  # the run grades without isolation (--unisolated): every report says this first
     # The student's own doc, hashing and bloom, where a corpus/ beside their dedup.py holds them, in place of
-    # the course's (grade --own-deps; check unless --ref-deps). The course's are graded otherwise.
+    # the course's (grade --own-deps, and check in a kit built with it). The course's are graded otherwise.
     own_deps: bool = False
+    minimize: bool = True  # shrink each failed check's input (check's run with the student's own modules: no need)
     # The course's seed for the cases it holds back (grade --hidden-seed; never check's): every seeded check
     # runs those too (core/hidden_cases.py).
     hidden_seed: int | None = None
@@ -165,7 +166,7 @@ def suite_run(
         extra_args=[
             *own_args(submission.own),
             *plugins,
-            *minimize_plugin.plugin_args(minimal),
+            *(minimize_plugin.plugin_args(minimal) if options.minimize else ()),
             *hidden_cases.plugin_args(held_back_seed),
         ],
         env=STEADY_ENV,

@@ -59,8 +59,10 @@ def spool(subject: Subject, inputs: Inputs) -> Verdict:
         else:
             differences += _lets_the_error_through(stage)
     left, elsewhere = left_in(folder), writes.left(folder)
-    if left:
-        differences.append(f"spool_dir should be empty once the stage ended ({ending}), it holds {left}")
+    if left:  # the entries directly under it, as the count of them says; what lies in them after
+        top = [entry for entry in left if "/" not in entry]
+        within = f", and within them {left[len(top) :]}" if len(left) > len(top) else ""
+        differences.append(f"spool_dir should be empty once the stage ended ({ending}), it holds {top}{within}")
     if elsewhere:
         shown = ", ".join(elsewhere[:SHOWN_ELSEWHERE]) + (", ..." if len(elsewhere) > SHOWN_ELSEWHERE else "")
         differences.append(

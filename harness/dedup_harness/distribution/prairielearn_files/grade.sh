@@ -40,6 +40,7 @@ if [ -f "$here/allowed.txt" ]; then
     while read -r name; do if [ -n "$name" ]; then options+=(--allow "$name"); fi; done < "$here/allowed.txt"
 fi
 if [ -f "$here/hidden-seed.txt" ]; then options+=(--hidden-seed "$(tr -d '[:space:]' < "$here/hidden-seed.txt")"); fi
+if [ -f "$here/own-deps.txt" ]; then options+=(--own-deps); fi
 # The terminal report (held-back cases and what the submission printed included) goes to the job's log.
 "$venv/bin/python" -I -m dedup_harness.cli grade "$root/student" \
     --prairielearn "$root/results" --show-student-output --jobs 1 "${options[@]}"

@@ -134,8 +134,9 @@ def _row(label: str, want: Any, have: Any) -> CaseRow:
 
 
 def _side_by_side(found: list[CaseRow], width: int | None) -> list[str]:
-    """Expected beside got, a row a line: within ``width``, the two columns share what the labels leave."""
-    if not found:
+    """Expected beside got, a row a line: within ``width``, the two columns share what the labels leave. None where
+    no row differs (a spool kept outside spool_dir): what differs, below, says it."""
+    if not any(r.differs for r in found):
         return []
     label = max(len(r.label) for r in found)
     column = WIDTH if width is None else max(NARROWEST, min(WIDTH, (width - label - 8) // 2))
