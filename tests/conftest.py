@@ -45,7 +45,7 @@ NOT_RUN_HERE = (
 SLOW_MODULES = {
     "test_output_floods.py": "floods of output through every tier (123 s)",
     "test_disk_of_its_own.py": "disk bombs in every tier and setup (242 s)",
-    "test_batch_attacks.py": "every attack on a batch, a classmate or the machine: one batch a tier and setup (660 s)",
+    "test_batch_attacks.py": "every attack on a batch, a classmate or the machine: one batch a tier and setup (510 s)",
     "test_hostile_submissions.py": "the hostile samples graded in every tier (75 s)",
     "test_refused_samples.py": "submissions the grader refuses, graded in every tier (42 s)",
     "test_allowed_in_tiers.py": "allowed and refused imports graded in every tier and setup (115 s)",
