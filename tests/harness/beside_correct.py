@@ -1,20 +1,18 @@
 """Grade hostile submissions beside the correct sample, in one batch, in one setup and tier.
 
 The tests of what submissions graded at the same time can do to each other (``test_batch_attacks``,
-``test_disk_of_its_own``) run the
-``grade`` command in a setup of ``machine_setups`` on hostile samples and ``samples/correct_different.py``
-with ``--jobs 2`` (so that two are graded at once), with the temp folder the test chose; then read the
-JSON report and what the grader said on stderr. ``grade_with_correct`` grades any number of hostile
-submissions so, each made in a folder of its own by a ``Maker`` (a source written, or a folder shaped:
-``upload_shapes``), beside a ``classmate`` folder holding the correct sample that is not graded (what a
-link would reach). The class folder is world-readable, as a TA's is, and lies under /tmp; a sample that
-names ``CLASS = None`` is given its path.
+``test_disk_of_its_own``) run the ``grade`` command in a setup of ``machine_setups`` on hostile samples and
+``samples/correct_different.py`` with ``--jobs 2`` (so that two are graded at once), with the temp folder the
+test chose; then read the JSON report and what the grader said on stderr. ``grade_with_correct`` grades any
+number of hostile submissions so, each made in a folder of its own by a ``Maker`` (a source written, or a
+folder shaped: ``upload_shapes``), beside a ``classmate`` folder holding the correct sample that is not graded
+(what a link would reach). The class folder is world-readable, as a TA's is, and lies under /tmp; a sample
+that names ``CLASS = None`` is given its path.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -88,32 +86,10 @@ def writes(source: bytes) -> Maker:
     return make
 
 
-def graded_in_a_temp_of_its_own(request: pytest.FixtureRequest, hostile: str | Mapping[str, str], prefix: str) -> Batch:
-    """``grade_beside_correct`` in ``request.param``'s case, with a fresh world-writable temp folder (so that every
-    session in it is this batch's), removed afterwards; ``left`` says what it held then."""
-    temp = public_folder(prefix)
-    temp.chmod(0o1777)
-    try:
-        graded = grade_beside_correct(request.param, request, hostile, temp)
-        graded.left = sorted(os.listdir(temp))
-        return graded
-    finally:
-        shutil.rmtree(temp, ignore_errors=True)
-
-
-def grade_beside_correct(
-    case: Case, request: pytest.FixtureRequest, hostile: str | Mapping[str, str], temp: Path
-) -> Batch:
-    """``grade HOSTILE... CORRECT --jobs 2 --tier TIER`` in the case's setup, with ``temp`` as TMPDIR.
-
-    ``hostile``: a sample's name (graded as ``hostile``), or sources by the name of their folder.
-    """
-    sources = (
-        {"hostile": hostile_bytes(hostile)}
-        if isinstance(hostile, str)
-        else {name: source.encode("utf-8") for name, source in hostile.items()}
-    )
-    return grade_with_correct(case, request, {name: writes(source) for name, source in sources.items()}, temp)
+def grade_beside_correct(case: Case, request: pytest.FixtureRequest, hostile: str, temp: Path) -> Batch:
+    """``grade HOSTILE CORRECT --jobs 2 --tier TIER`` in the case's setup, with ``temp`` as TMPDIR: the hostile
+    sample named ``hostile`` graded as the folder ``hostile``."""
+    return grade_with_correct(case, request, {"hostile": writes(hostile_bytes(hostile))}, temp)
 
 
 def grade_with_correct(

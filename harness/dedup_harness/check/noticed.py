@@ -191,10 +191,10 @@ def watch_unaudited() -> None:
     for event in UNAUDITED:
         _raise_before(os, event.removeprefix("os."), event)
     for name in WITH_DIR_FD:
-        _through_folders(name)
+        _raise_dir_fd_before(name)
 
 
-def _through_folders(name: str) -> None:
+def _raise_dir_fd_before(name: str) -> None:
     """``os.<name>`` raising DIR_FD first when it is given a folder's descriptor."""
     original = getattr(os, name, None)
     if original is None or getattr(original, WATCHED, False) or original not in os.supports_dir_fd:
