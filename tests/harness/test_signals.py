@@ -288,7 +288,11 @@ with signals.ending_on_signals():
             os.waitpid(pid, 0)
         print("went on")
     except signals.Terminated:
-        print("ended")
+        try:
+            os.waitpid(-1, os.WNOHANG)
+            print("ended, a child unreaped")
+        except ChildProcessError:
+            print("ended")
 """
 
 

@@ -137,11 +137,12 @@ def forked() -> Iterator[int]:
     callbacks (logging's lock release) would raise inside one, where Python prints it and drops it:
     the run would go on as though nothing came. The child (0) gets the block too, and must leave
     it by ``os._exit``. When the block raises (the run ends), the child is killed and reaped."""
-    with deferred():
-        pid = os.fork()
-        if pid:
-            track(pid, group=False)
+    pid = 0
     try:
+        with deferred():  # a signal deferred here raises as the block ends: the child must be reaped then too
+            pid = os.fork()
+            if pid:
+                track(pid, group=False)
         yield pid
     except BaseException:
         if pid:  # the run is ending: the child is killed (the signal did), and reaped, for a zombie looks alive
