@@ -113,8 +113,7 @@ def run(args: argparse.Namespace) -> int:
             return fail("audit-bloom", exc)
     # The tables are for people: on stdout, unless stdout carries the JSON. Wide enough for the table
     # when piped into a log; a terminal keeps its own width.
-    elsewhere = outputs.stdout
-    console = table_console(stderr=elsewhere, log_width=180)
+    console = table_console(stderr=outputs.stdout, log_width=180)
     _print(console, reports, mask_report, speeds)
     if changes is not None:
         print_changes(console, args.compare, changes)
