@@ -88,6 +88,7 @@ def audited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Capt
     monkeypatch.chdir(tmp_path / "elsewhere")
     # 1,024 bits: a whole number of bytes and of 32-bit words; 1,023: one bit short of both
     monkeypatch.setattr(cases, "RATE_SIZED_GRID", (("power of two", 1024, 9.6), ("all-ones", 1023, 14.4)))
+    monkeypatch.setenv("PYTHONHASHSEED", "0")  # the audit stays in this process, where the grid is patched
 
     def audit(name: str, status: int) -> dict[str, Any]:
         assert main(["audit-bloom", f"../theirs/layouts_bloom.py:{name}", "--json", "-"]) == status

@@ -179,7 +179,7 @@ def known_target(build: Any) -> AuditTarget | None:
     return None
 
 
-def resolve_target(spec: str, driving: Driving | None = None) -> AuditTarget:
+def resolve_target(spec: str, driving: Driving | None = None, families: Sequence[str] | None = None) -> AuditTarget:
     """The target named by ``spec``: a built-in name, ``module:Class`` or ``path/to/file.py:Class``."""
     if spec in _BUILTIN:
         factory, install = _BUILTIN[spec]
@@ -193,6 +193,6 @@ def resolve_target(spec: str, driving: Driving | None = None) -> AuditTarget:
         if known is not None:
             return known
         spelling = spelling_of(build, str(located.folder) if located.file else None)
-        return AnyFilterTarget(build, spec, driving or Driving(), spelling=spelling)
+        return AnyFilterTarget(build, spec, driving, families, spelling)
     names = ", ".join(TARGET_NAMES)
     raise TargetError(f"unknown target {spec!r}: expected one of {names}, or {loading.FORMS}")
