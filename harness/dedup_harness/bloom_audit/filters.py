@@ -170,11 +170,14 @@ KNOWN_CLASSES = {
 }
 
 
-def known_target(build: Any) -> AuditTarget | None:
+def known_target(build: Any, driving: Driving | None = None) -> AuditTarget | None:
     """The built-in target of a library's class given as a filter (``pybloom_live.BloomFilter``); None for others."""
     for path, name in KNOWN_CLASSES.items():
         module, _, attribute = path.rpartition(".")
         if getattr(sys.modules.get(module), attribute, None) is build:
+            if driving not in (None, Driving()):  # built and read as the audit knows it: refused, never ignored
+                own = "takes, index and bits apply only to a filter of your own"
+                raise TargetError(f"{path} is audited as the built-in target {name!r}: {own}")
             return resolve_target(name)
     return None
 
@@ -189,7 +192,7 @@ def resolve_target(spec: str, driving: Driving | None = None, families: Sequence
             raise TargetError(f"{spec} is not installed ({exc}); install it with: pip install {install}") from exc
     if loading.is_spec(spec):
         build, located = loading.load(spec)
-        known = known_target(build)
+        known = known_target(build, driving)
         if known is not None:
             return known
         spelling = spelling_of(build, str(located.folder) if located.file else None)

@@ -75,7 +75,7 @@ def audit_filter(
     ``seed`` draws the items. A filter that cannot be built or driven raises ``TargetError``.
     """
     driving = Driving(takes, index, bits)  # a wrong option is the caller's error, said before any child starts
-    known = known_target(build)  # a library's class: audited as the command's built-in target of that name
+    known = known_target(build, driving)  # a library's class: audited as the command's built-in target of that name
     if known is not None:
         cases = [case for case in known.cases() if families is None or case.family in families]
         return audit(known, cases=cases, seed=seed, queries=queries, alpha=alpha)
