@@ -1,4 +1,7 @@
-"""A filter hashing with Python's hash() gets the same numbers in every process: the API audits it under one seed."""
+"""A filter hashing with Python's hash() gets the same numbers in every process: audited under one seed.
+
+The API does it, and so does the command on a filter named by its file, whatever PYTHONHASHSEED it runs under.
+"""
 
 from __future__ import annotations
 
@@ -40,3 +43,45 @@ def test_the_filter_does_hash_differently_in_each_process() -> None:
         for seed in ("1", "2")
     ]
     assert runs[0].stdout != runs[1].stdout
+
+
+HASHED = """
+import math
+
+
+class HashBloom:
+    def __init__(self, capacity, error_rate):
+        if capacity > 200:  # the audit's larger cases are then n/a: the test stays quick
+            raise ValueError("for small sets only")
+        self.m = math.ceil(-capacity * math.log(error_rate) / math.log(2) ** 2)
+        self.k = max(1, round(self.m / capacity * math.log(2)))
+        self.bits = bytearray(-(-self.m // 8))
+
+    def _where(self, item):
+        return [hash(item + bytes([i])) % self.m for i in range(self.k)]
+
+    def add(self, item):
+        for b in self._where(item):
+            self.bits[b // 8] |= 1 << b % 8
+
+    def __contains__(self, item):
+        return all(self.bits[b // 8] >> b % 8 & 1 for b in self._where(item))
+"""
+
+
+def test_the_command_measures_a_file_of_ones_own_the_same_under_other_hash_seeds(tmp_path: Path) -> None:
+    (tmp_path / "theirs").mkdir()
+    (tmp_path / "theirs" / "hashed_bloom.py").write_text(HASHED, encoding="utf-8")
+    (tmp_path / "elsewhere").mkdir()
+    code = "import sys; from dedup_harness.cli import main; sys.exit(main(sys.argv[1:]))"
+    argv = [sys.executable, "-c", code, "audit-bloom", "../theirs/hashed_bloom.py:HashBloom", "--json", "-"]
+
+    def measured(seed: str) -> list[tuple[object, ...]]:
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        ran = subprocess.run(argv, cwd=tmp_path / "elsewhere", env=env, capture_output=True, text=True, check=False)
+        (entry,) = json.loads(ran.stdout)["targets"]
+        return [(row["verdict"], row["false_positives"], row["reachable_bits"]) for row in entry["rows"]]
+
+    first = measured("1")
+    assert [verdict for verdict, _, _ in first].count("n/a") == 8  # three cases measured
+    assert first == measured("2")

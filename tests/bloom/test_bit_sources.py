@@ -24,6 +24,7 @@ from dedup_harness.bloom_audit.bit_sources import BitArrayWatch, holders, set_bi
         ([1 << 31, 1], 64, {31, 32}),
         ([1 << 63], 64, {63}),
         (memoryview(b"\x10"), 8, {4}),
+        (bytearray([0, 1, 1]), 3, {1, 2}),  # a buffer of m flags (a numpy array of booleans, a bytearray of m)
     ],
 )
 def test_a_whole_array_of_m_bits_reads_its_set_bits_lowest_bit_first(value: Any, m: int, bits: set[int]) -> None:
@@ -82,6 +83,46 @@ def test_a_watch_that_sees_nothing_grow_reads_none_and_says_what_it_tried() -> N
     watch = BitArrayWatch(Counted(), 32)
     assert watch.read() is None
     assert watch.tried() == "none of count (int), flags (bytearray) only grew as items went in"
+
+
+class Cached(Counted):
+    """Its bits, and a bytes copy of them for saving: two holders, always the same bits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.saved = bytes(self.flags)
+
+    def add(self, position: int) -> None:
+        super().add(position)
+        self.saved = bytes(self.flags)
+
+
+class Mirrored(Cached):
+    """Its bits, and the same bits in the other order (bit 31 - b): two holders that grow apart."""
+
+    def add(self, position: int) -> None:
+        super().add(position)
+        self.saved = bytes(reversed([int(f"{byte:08b}"[::-1], 2) for byte in self.flags]))
+
+
+def test_a_copy_of_the_bits_beside_them_is_no_rival_and_they_are_read() -> None:
+    cached = Cached()
+    watch = BitArrayWatch(cached, 32)
+    for position in (3, 7, 11):
+        cached.add(position)
+        watch.read()
+    assert watch.read() == {3, 7, 11} and watch.rivals == []
+
+
+def test_two_holders_that_grew_apart_are_rivals_even_once_both_are_full() -> None:
+    mirrored = Mirrored()
+    watch = BitArrayWatch(mirrored, 32)
+    for position in range(32):
+        mirrored.add(position)
+        watch.read()
+    assert mirrored.saved == bytes(mirrored.flags) == b"\xff" * 4  # the same bits now, not all along
+    assert [holder.name for holder in watch.rivals] == ["flags", "saved"]
+    assert watch.tried().startswith("flags (bytearray) and saved (bytes) each grew as items went in, with other bits")
 
 
 class Guarded:

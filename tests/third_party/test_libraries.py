@@ -18,7 +18,9 @@ import pytest
 
 from dedup_harness.bloom_audit import record
 from dedup_harness.bloom_audit.package_targets import PACKAGE_TARGETS
-from dedup_harness.bloom_audit.testing import FilterAuditFailed, assert_filter_ok
+from dedup_harness.bloom_audit.target import TargetError
+from dedup_harness.bloom_audit.testing import FilterAuditFailed, assert_filter_ok, audit_filter
+from dedup_harness.cli import main
 
 from .requirements import require, unreproduced
 
@@ -50,3 +52,15 @@ def test_rbloom_through_the_entry_point_measures_the_same_in_processes_with_othe
         for seed in ("1", "2")
     ]
     assert runs[0].returncode == 0 and runs[0].stdout == runs[1].stdout, runs[0].stderr
+
+
+def test_options_for_a_filter_of_ones_own_are_refused_for_a_librarys_class_not_ignored(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bloom = require("rbloom").Bloom
+    refused = "rbloom.Bloom is audited as the built-in target 'rbloom': takes, index and bits apply only to"
+    for options in ({"takes": "bits"}, {"index": "positions"}, {"bits": "bits"}):
+        with pytest.raises(TargetError, match=refused):
+            audit_filter(bloom, **options)
+    assert main(["audit-bloom", "rbloom:Bloom", "--bits", "bits"]) == 2
+    assert refused in capsys.readouterr().err

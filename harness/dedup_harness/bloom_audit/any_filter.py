@@ -74,7 +74,7 @@ class AnyFilterAdapter(NamedCallsAdapter):
         return [int(b) for b in self._indexes(item)]  # asked only where it has them (has_indexes)
 
     def shows_bits(self) -> bool:
-        return self.watch is not None and bool(self.watch.holders)
+        return self.watch is not None and bool(self.watch.holders) and not self.watch.rivals
 
     def set_bits(self) -> set[int] | None:
         bits = self.watch.read() if self.watch is not None else None

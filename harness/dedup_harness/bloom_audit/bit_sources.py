@@ -3,9 +3,10 @@
 Read, and nothing else: its attributes (``__dict__``, ``__slots__``) two levels down, and the state it
 hands pickle (``__reduce_ex__(4)``, never unpickled), walked the same way. A holder is read only where it
 is the whole array of the filter's m bits, with no guess: its length times its element's width accounts
-for m, less than one element to spare (bytes-like, a bitarray, an int below ``2**m``, a list of 1-, 8-,
-32- or 64-bit ints; one int of a list is never taken for the filter). A Bloom filter never clears a bit,
-so its bit array is a holder whose set bits only grow as items go in; of those, the one grown the most.
+for m, less than one element to spare (bytes-like, a bitarray, an int below ``2**m``, a list or buffer of
+1-, 8-, 32- or 64-bit ints; one int of a list is never taken for the filter). A Bloom filter never clears
+a bit, so its bit array is a holder whose set bits only grow as items go in: where two that grow show
+other bits, neither is read.
 """
 
 from __future__ import annotations
@@ -54,11 +55,13 @@ def set_bits_of(value: Any, m: int) -> frozenset[int] | None:
         return None if width is None else _word_bits(value, width)
     try:
         view = memoryview(value)
-    except TypeError:
+        if view.ndim == 1 and len(view) == m:  # a flag an element: numpy booleans, a bytearray of m
+            return set_bits_of(view.tolist(), m)
+        if view.itemsize * 8 * (view.nbytes // view.itemsize) - m not in range(view.itemsize * 8):
+            return None
+        return frozenset(bits_of(view.cast("B").tobytes()))
+    except (TypeError, ValueError, NotImplementedError):  # no buffer, or one that cannot be read as numbers
         return None
-    if view.itemsize * 8 * (view.nbytes // view.itemsize) - m not in range(view.itemsize * 8):
-        return None
-    return frozenset(bits_of(view.cast("B").tobytes()))
 
 
 def _word_bits(words: Any, width: int) -> frozenset[int]:
@@ -134,48 +137,45 @@ def _children(value: Any) -> Iterator[tuple[str, Any]]:
 class BitArrayWatch:
     """Which of a fresh filter's whole arrays of m bits is its bit array, decided by watching them as items go in.
 
-    ``read`` is called after each batch of inserts: a holder stays a candidate while its set bits
-    only grow, and the candidate that has grown the most since the filter was empty is the bit array.
+    ``read`` is called as items go in: a holder stays a candidate while its set bits only grow (a counter
+    does not: 1 to 2 clears a bit). Where candidates that grew ever showed other bits, which is the bit array
+    would be a guess (even once both are full): ``rivals`` names them, and the filter is judged by its rate.
     """
 
     def __init__(self, filter: Any, m: int, *, only: str | None = None) -> None:
         self.filter, self.m = filter, m
-        self.holders = holders(filter, m)
-        if only is not None:
-            named = [h for h in self.holders if h.name == only]
-            if not named:
-                found = ", ".join(h.name for h in self.holders) or "none"
-                raise TypeError(f"{type(filter).__name__} has no array of its {m} bits named {only!r} (found: {found})")
-            self.holders = named
+        self.holders = [h for h in holders(filter, m) if only in (None, h.name)]
+        if not self.holders and only is not None:
+            found = ", ".join(h.name for h in holders(filter, m)) or "none"
+            raise TypeError(f"{type(filter).__name__} has no array of its {m} bits named {only!r} (found: {found})")
         shown = values(filter)
         self.start = {h.path: set_bits_of(shown[h.path], m) or frozenset() for h in self.holders}
         self.last = dict(self.start)
         self.chosen: Holder | None = None
+        self.rivals: list[Holder] = []  # candidates still growing that once showed other bits than another
+        self.apart: set[tuple[str, str]] = set()
 
     def read(self) -> frozenset[int] | None:
-        """The bit array's set bits now, or None while no holder has grown (or none ever can)."""
+        """The set bits of the candidate grown the most, or None while none has grown (or none ever can)."""
         shown = values(self.filter)
-        alive = {}
-        for path, before in self.last.items():
-            now = set_bits_of(shown.get(path), self.m)
-            if now is not None and now >= before:
-                alive[path] = now
-        self.last = alive
-        grown = {path: len(bits - self.start[path]) for path, bits in alive.items() if bits != self.start[path]}
-        if not grown:
-            self.chosen = None
-            return None
-        best = max(grown, key=lambda path: grown[path])
-        self.chosen = next(h for h in self.holders if h.path == best)
-        return alive[best]
+        now = {path: set_bits_of(shown.get(path), self.m) for path in self.last}
+        self.last = {path: bits for path, bits in now.items() if bits is not None and bits >= self.last[path]}
+        grown = [h for h in self.holders if self.last.get(h.path, self.start[h.path]) != self.start[h.path]]
+        self.apart |= {(a.path, b.path) for a in grown for b in grown if self.last[a.path] != self.last[b.path]}
+        self.rivals = [h for h in grown if any((h.path, other.path) in self.apart for other in grown)]
+        self.chosen = max(grown, key=lambda h: len(self.last[h.path] - self.start[h.path]), default=None)
+        return None if self.chosen is None else self.last[self.chosen.path]
 
     def describe(self) -> str:
         """What was read, in the report's words."""
         return "no bits" if self.chosen is None else f"its bits: the {self.chosen.kind} {self.chosen.name}"
 
     def tried(self) -> str:
-        """What could hold bits, for a report that found none that grew."""
+        """What could hold bits, for a report that read none."""
         if not self.holders:
             return f"nothing it shows (nor its pickle state) is an array of exactly its {self.m} bits"
+        if self.rivals:
+            names = " and ".join(f"{h.name} ({h.kind})" for h in self.rivals[:6])
+            return f"{names} each grew as items went in, with other bits (name its bit array with bits=)"
         names = ", ".join(f"{h.name} ({h.kind})" for h in self.holders[:6])
         return f"none of {names} only grew as items went in"

@@ -20,12 +20,7 @@ from dedup_harness.bloom_audit.adapters import DatatroveAdapter, fixed_reduction
 from dedup_harness.bloom_audit.filter_checks import Finding, unique_items
 from dedup_harness.bloom_audit.formulas import textbook_rate
 
-REPORT_SIZES: tuple[tuple[str, int], ...] = (
-    ("2**20", 2**20),
-    ("2**16", 2**16),
-    ("1000", 1000),
-    ("2**10 - 1", 2**10 - 1),
-)
+REPORT_SIZES = (("2**20", 2**20), ("2**16", 2**16), ("1000", 1000), ("2**10 - 1", 2**10 - 1))
 GAP_M_BYTES, GAP_K, GAP_ITEMS = 2**20, 7, 100
 DOCUMENTS, WORDS_PER_DOCUMENT = 50, 40
 LAW_DRAWS = 20_000  # indexes drawn per size to measure the reachable set

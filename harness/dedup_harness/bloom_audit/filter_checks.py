@@ -172,6 +172,8 @@ def probe_reach(adapter: BloomAdapter, seed: str, capacity: int, budget: int = R
                     refused = refusal(exc, items, capacity)
                     break
                 items += 1
+                if items <= 2:  # read after one item and two: a counter beside the bits (1, then 2) is dropped at once
+                    adapter.set_bits()
             now = adapter.set_bits()
             if now is None:
                 return None  # no holder of bits grew as items went in: its bits are not where they can be read
@@ -181,6 +183,8 @@ def probe_reach(adapter: BloomAdapter, seed: str, capacity: int, budget: int = R
             last_new = draws
         if draws == 0:
             break  # the filter sets no bit at all (k = 0): nothing more to learn
+    if not (adapter.has_indexes or adapter.shows_bits()):
+        return None  # holders with other bits all grew as items went in: which is its bit array is not guessed
     out_of_range = next((b for b in seen if not 0 <= b < m), None)
     union = 0
     for b in seen:

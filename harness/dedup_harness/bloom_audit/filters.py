@@ -170,16 +170,19 @@ KNOWN_CLASSES = {
 }
 
 
-def known_target(build: Any) -> AuditTarget | None:
+def known_target(build: Any, driving: Driving | None = None) -> AuditTarget | None:
     """The built-in target of a library's class given as a filter (``pybloom_live.BloomFilter``); None for others."""
     for path, name in KNOWN_CLASSES.items():
         module, _, attribute = path.rpartition(".")
         if getattr(sys.modules.get(module), attribute, None) is build:
+            if driving not in (None, Driving()):  # built and read as the audit knows it: refused, never ignored
+                own = "takes, index and bits apply only to a filter of your own"
+                raise TargetError(f"{path} is audited as the built-in target {name!r}: {own}")
             return resolve_target(name)
     return None
 
 
-def resolve_target(spec: str, driving: Driving | None = None) -> AuditTarget:
+def resolve_target(spec: str, driving: Driving | None = None, families: Sequence[str] | None = None) -> AuditTarget:
     """The target named by ``spec``: a built-in name, ``module:Class`` or ``path/to/file.py:Class``."""
     if spec in _BUILTIN:
         factory, install = _BUILTIN[spec]
@@ -189,10 +192,10 @@ def resolve_target(spec: str, driving: Driving | None = None) -> AuditTarget:
             raise TargetError(f"{spec} is not installed ({exc}); install it with: pip install {install}") from exc
     if loading.is_spec(spec):
         build, located = loading.load(spec)
-        known = known_target(build)
+        known = known_target(build, driving)
         if known is not None:
             return known
         spelling = spelling_of(build, str(located.folder) if located.file else None)
-        return AnyFilterTarget(build, spec, driving or Driving(), spelling=spelling)
+        return AnyFilterTarget(build, spec, driving, families, spelling)
     names = ", ".join(TARGET_NAMES)
     raise TargetError(f"unknown target {spec!r}: expected one of {names}, or {loading.FORMS}")

@@ -120,13 +120,6 @@ def _row(row: dict[str, Any]) -> CaseReport:
 
 
 def _report(entry: dict[str, Any]) -> AuditReport:
-    return AuditReport(
-        entry["target"],
-        entry["description"],
-        entry["size_unit"],
-        [_row(row) for row in entry["rows"]],
-        [Finding(**f) for f in entry["findings"]],
-        [Finding(**f) for f in entry["notes"]],
-        entry["version"],
-        [Reproduction(**r) for r in entry["reproductions"]],
-    )
+    findings, notes = ([Finding(**f) for f in entry[key]] for key in ("findings", "notes"))
+    named = entry["target"], entry["description"], entry["size_unit"], [_row(row) for row in entry["rows"]]
+    return AuditReport(*named, findings, notes, entry["version"], [Reproduction(**r) for r in entry["reproductions"]])

@@ -105,11 +105,8 @@ def print_audit(console: Console, report: AuditReport) -> None:
 def print_reproduction(console: Console, reproduction: Reproduction) -> None:
     """The few lines that show a fault with the library alone (checked against ``reproduction.release``)."""
     release = f" {reproduction.release}" if reproduction.release else ""
-    console.print(
-        f"[bold]Reproduction[/bold] of {reproduction.cause} ({reproduction.target}{release}): {reproduction.title}",
-        markup=True,
-        highlight=False,
-    )
+    head = f"[bold]Reproduction[/bold] of {reproduction.cause} ({reproduction.target}{release}): {reproduction.title}"
+    console.print(head, highlight=False)
     console.print("    " + reproduction.code.rstrip().replace("\n", "\n    "), markup=False, highlight=False)
 
 

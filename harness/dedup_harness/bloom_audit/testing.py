@@ -4,9 +4,9 @@
 reproductions) unless every case passed. A plain function, not a pytest plugin or fixture: nothing of
 ours has to be loaded into the maintainer's run (it works with plugin autoloading off, and under
 unittest); this module imports the audit and rich, nothing else of the harness. A filter named at
-module level is audited in a child process under PYTHONHASHSEED=0: Python salts ``hash()`` per
-process, so a filter hashing with it (rbloom's default) would give other numbers in every run. A
-lambda or a local factory cannot be named to a child, and is audited here.
+module level is audited in a child process under PYTHONHASHSEED=0 (``audit_own``, which the command
+shares): Python salts ``hash()`` per process, so a filter hashing with it (rbloom's default) would give
+other numbers in every run. A lambda or a local factory cannot be named to a child, and is audited here.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from rich.console import Console
@@ -25,8 +26,7 @@ from dedup_harness.bloom_audit.any_filter import FAMILIES, TAKES, Driving
 from dedup_harness.bloom_audit.audit import audit
 from dedup_harness.bloom_audit.binomial import ALPHA
 from dedup_harness.bloom_audit.filter_checks import QUERIES
-from dedup_harness.bloom_audit.filters import AnyFilterTarget, known_target
-from dedup_harness.bloom_audit.loading import load
+from dedup_harness.bloom_audit.filters import AnyFilterTarget, known_target, resolve_target
 from dedup_harness.bloom_audit.model import AuditReport
 from dedup_harness.bloom_audit.record import reports_of_json
 from dedup_harness.bloom_audit.report import print_audit, to_json
@@ -74,25 +74,30 @@ def audit_filter(
     the chance that a filter keeping its promise still fails a statistical check (the tolerance);
     ``seed`` draws the items. A filter that cannot be built or driven raises ``TargetError``.
     """
-    label = name or _name_of(build)
-    known = known_target(build)  # a library's class: audited as the command's built-in target of that name
+    driving = Driving(takes, index, bits)  # a wrong option is the caller's error, said before any child starts
+    known = known_target(build, driving)  # a library's class: audited as the command's built-in target of that name
     if known is not None:
         cases = [case for case in known.cases() if families is None or case.family in families]
         return audit(known, cases=cases, seed=seed, queries=queries, alpha=alpha)
-    driving = Driving(takes, index, bits)  # a wrong option is the caller's error, said before any child starts
-    options: dict[str, Any] = {"takes": takes, "index": index, "bits": bits, "families": families, "name": label}
+    target = AnyFilterTarget(build, name or _name_of(build), driving, families)
+    module, qualname = getattr(build, "__module__", None), getattr(build, "__qualname__", "<")
+    spec = _name_of(build) if module not in (None, "__main__") and "<" not in qualname else None  # a child imports it
+    return audit_own(target, spec, seed=seed, queries=queries, alpha=alpha)
+
+
+def audit_own(
+    target: AnyFilterTarget, spec: str | None, *, seed: int = 0, queries: int = QUERIES, alpha: float = ALPHA
+) -> AuditReport:
+    """A filter of one's own, audited in a child that imports it by ``spec``, under the fixed hash seed.
+
+    Audited here where the seed is fixed here already, or where no child can import it (``spec`` None: a
+    lambda or a local factory), as the command does: its hashes then repeat only under a fixed seed.
+    """
+    options = {**asdict(target.driving), "families": target.families, "name": target.name}
     options |= {"seed": seed, "queries": queries, "alpha": alpha}
-    in_child = _audited_in_child(_name_of(build), options) if _nameable(build) else None
-    if in_child is not None:
-        return in_child
-    target = AnyFilterTarget(build, label, driving, families)
-    return audit(target, seed=seed, queries=queries, alpha=alpha)
-
-
-def _nameable(build: Callable[..., Any]) -> bool:
-    """Whether a child can import ``build`` by its name, where its hashes would not repeat here."""
-    module, name = getattr(build, "__module__", None), getattr(build, "__qualname__", "<")
-    return os.environ.get("PYTHONHASHSEED") != HASH_SEED and module not in (None, "__main__") and "<" not in name
+    fixed = os.environ.get("PYTHONHASHSEED") == HASH_SEED
+    in_child = _audited_in_child(spec, options) if spec is not None and not fixed else None
+    return in_child if in_child is not None else audit(target, seed=seed, queries=queries, alpha=alpha)
 
 
 def _audited_in_child(spec: str, options: dict[str, Any]) -> AuditReport | None:
@@ -103,24 +108,21 @@ def _audited_in_child(spec: str, options: dict[str, Any]) -> AuditReport | None:
     if ran.returncode == UNIMPORTABLE:
         return None
     last = (ran.stdout.splitlines() or [""])[-1]
-    answer = json.loads(last) if last.startswith("{") else {"error": f"the audit's child failed:\n{ran.stderr[-3000:]}"}
-    if "error" in answer:
-        raise TargetError(answer["error"])
-    return reports_of_json(answer)[0]
+    if not last.startswith("{"):
+        raise TargetError(f"the audit's child failed:\n{ran.stderr[-3000:]}")
+    return reports_of_json(json.loads(last))[0]
 
 
 def child(spec: str, options: str) -> int:
-    """The child's side: the audit of ``spec`` as one line of JSON (an error as ``{"error": ...}``)."""
+    """The child's side: the audit of ``spec`` as one line of JSON."""
+    given = json.loads(options)
+    driving = Driving(given.pop("takes"), given.pop("index"), given.pop("bits"))
     try:
-        build = load(spec)[0]
-    except TargetError:
+        target = resolve_target(spec, driving, given.pop("families"))
+    except TargetError:  # it was built where the audit was asked for, so only its import by name can fail here
         return UNIMPORTABLE
-    try:
-        report = audit_filter(build, **json.loads(options))
-    except TargetError as exc:
-        print(json.dumps({"error": str(exc)}))
-        return 2
-    print(json.dumps(to_json([report], None)))
+    target.name = given.pop("name")
+    print(json.dumps(to_json([audit(target, **given)], None)))
     return 0
 
 

@@ -19,7 +19,7 @@ from dedup_harness.bloom_audit import datatrove_mask, loading, record, throughpu
 from dedup_harness.bloom_audit.any_filter import TAKES, Driving
 from dedup_harness.bloom_audit.audit import audit
 from dedup_harness.bloom_audit.datatrove_mask import BloommaskReport
-from dedup_harness.bloom_audit.filters import TARGET_NAMES, DatatroveTarget, resolve_target
+from dedup_harness.bloom_audit.filters import TARGET_NAMES, AnyFilterTarget, DatatroveTarget, resolve_target
 from dedup_harness.bloom_audit.model import AuditReport
 from dedup_harness.bloom_audit.record import RecordError
 from dedup_harness.bloom_audit.report import (
@@ -32,6 +32,7 @@ from dedup_harness.bloom_audit.report import (
     to_json,
 )
 from dedup_harness.bloom_audit.target import AuditTarget, TargetError
+from dedup_harness.bloom_audit.testing import audit_own
 from dedup_harness.bloom_audit.throughput import Throughput
 from dedup_harness.commands.arguments import non_negative_int
 from dedup_harness.commands.consoles import table_console
@@ -96,9 +97,9 @@ def run(args: argparse.Namespace) -> int:
             recorded = record.load(Path(args.compare)) if args.compare else None
             driving = _driving(args, names)
             targets = [resolve_target(spec, driving) for spec in names]
+            reports, mask_report = _audit(targets, args.seed)
         except (MissingExtra, TargetError, OutputError, RecordError) as exc:
             return fail("audit-bloom", exc)
-        reports, mask_report = _audit(targets, args.seed)
         speeds = _throughput(targets, items, args.seed)
         changes = record.changes(recorded, reports) if recorded is not None else None
         if args.json:
@@ -113,8 +114,7 @@ def run(args: argparse.Namespace) -> int:
             return fail("audit-bloom", exc)
     # The tables are for people: on stdout, unless stdout carries the JSON. Wide enough for the table
     # when piped into a log; a terminal keeps its own width.
-    elsewhere = outputs.stdout
-    console = table_console(stderr=elsewhere, log_width=180)
+    console = table_console(stderr=outputs.stdout, log_width=180)
     _print(console, reports, mask_report, speeds)
     if changes is not None:
         print_changes(console, args.compare, changes)
@@ -164,7 +164,10 @@ def _audit(targets: list[AuditTarget], seed: int) -> tuple[list[AuditReport], Bl
         for target in targets:
             cases = target.cases()
             progress.phase(f"auditing {target.name}", total=len(cases))
-            reports.append(audit(target, seed=seed, cases=cases, on_case=lambda c: progress.finished(c.label)))
+            if isinstance(target, AnyFilterTarget):  # the caller's: under the fixed hash seed, as the API audits it
+                reports.append(audit_own(target, target.name, seed=seed))
+            else:
+                reports.append(audit(target, seed=seed, cases=cases, on_case=lambda c: progress.finished(c.label)))
             if isinstance(target, DatatroveTarget):
                 mask_report = datatrove_mask.build_report(target.module)
     return reports, mask_report
