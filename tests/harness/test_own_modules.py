@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from dedup_harness.commands.check import WITH_OWN
 from dedup_harness.core.impl_roots import OWN_MODULES, modules_words, own_modules, under_test
 from dedup_harness.core.impl_under_test import UNDER_TEST_KEY, impl_args, own_args
 from dedup_harness.core.paths import IMPL_ROOT, OWN_DEPS_MARK, SUITE_DIR
+from dedup_harness.distribution import gradescope_bundle, prairielearn_bundle
 from dedup_harness.distribution.gradescope_bundle import SCRIPTS
 from dedup_harness.distribution.student_kit import kit_files
 from dedup_harness.grade.submission import prepare
@@ -167,6 +169,23 @@ def test_the_kit_and_the_bundle_carry_the_courses_decision_to_grade_the_students
         ["bash", str(tmp_path / "run_autograder")], env={**env, "DEDUP_HARNESS_AUTOGRADER_ROOT": str(tmp_path)}
     )
     assert "--own-deps" in (tmp_path / "args").read_text(encoding="utf-8").split()
+
+
+@pytest.mark.parametrize("own_deps", [True, False], ids=["with --own-deps", "without"])
+def test_both_bundles_hold_own_deps_txt_when_built_with_own_deps_and_only_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_deps: bool
+) -> None:
+    """Through each command's line, as staff build them; no wheel is built or fetched (the slow tests build whole
+    bundles), so the bundle is the files around its wheels: the scripts, the lock, provenance and the marks."""
+    monkeypatch.setattr(gradescope_bundle, "stage_source", lambda folder: None)
+    monkeypatch.setattr(gradescope_bundle.bundle_wheels, "gather", lambda *args: None)
+    flag = ["--own-deps"] if own_deps else []
+    assert main(["gradescope-bundle", str(tmp_path / "autograder.zip"), *flag]) == 0
+    with zipfile.ZipFile(tmp_path / "autograder.zip") as archive:
+        assert "run_autograder" in archive.namelist() and (OWN_DEPS_MARK in archive.namelist()) is own_deps
+    assert main(["prairielearn-bundle", str(tmp_path / "pl"), "--image", "you/dedup:1", *flag]) == 0
+    course = tmp_path / "pl" / prairielearn_bundle.COURSE
+    assert (course / "grade.sh").is_file() and (course / OWN_DEPS_MARK).is_file() is own_deps
 
 
 @pytest.mark.slow
