@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ import pytest
 from dedup_harness.cli import main
 from dedup_harness.commands.check import WITH_OWN
 from dedup_harness.core.impl_roots import OWN_MODULES, modules_words, own_modules, under_test
-from dedup_harness.core.impl_under_test import UNDER_TEST_KEY, impl_args, own_args
+from dedup_harness.core.impl_under_test import PLUGIN, UNDER_TEST_KEY, impl_args, own_args
 from dedup_harness.core.paths import IMPL_ROOT, OWN_DEPS_MARK, SUITE_DIR
 from dedup_harness.distribution import gradescope_bundle, prairielearn_bundle
 from dedup_harness.distribution.gradescope_bundle import SCRIPTS
@@ -143,7 +144,9 @@ def test_the_suite_tells_its_judges_whether_the_filter_is_the_courses(own: tuple
     assert _suite_conftest().own_filter(kept.config) is expected
 
 
-def test_a_dedup_py_given_to_impl_runs_beside_its_own_modules_unless_ref_deps(beside_own_bloom: Path) -> None:
+def test_a_dedup_py_given_to_impl_runs_beside_its_own_modules_only_where_the_course_grades_them(
+    beside_own_bloom: Path,
+) -> None:
     folders: list[Path] = []
 
     def scratch() -> Path:
@@ -151,9 +154,27 @@ def test_a_dedup_py_given_to_impl_runs_beside_its_own_modules_unless_ref_deps(be
         folders[-1].mkdir()
         return folders[-1]
 
-    found = under_test(str(beside_own_bloom), scratch)
+    assert under_test(str(beside_own_bloom), scratch).own == ()
+    found = under_test(str(beside_own_bloom), scratch, own_deps=True)
     assert found.own == ("bloom",) and (found.root / "corpus" / "bloom.py").read_text() == masked_bloom()
-    assert under_test(str(beside_own_bloom), scratch, ref_deps=True).own == ()
+
+
+@pytest.mark.parametrize("kit_says_own_deps", [False, True])
+def test_pytest_impl_follows_the_kits_decision_as_check_does(beside_own_bloom: Path, kit_says_own_deps: bool) -> None:
+    """No option of its own: `pytest --impl dedup.py` runs with the modules check and grade would, as its header
+    says. (In a process of its own: this one imported the course's ``corpus`` already.)"""
+    marked = f"import {PLUGIN} as plugin; plugin.OWN_DEPS = {kit_says_own_deps}"  # as the kit's mark would
+    run = f"import sys, pytest; {marked}; sys.exit(pytest.main(sys.argv[1:]))"
+    args = [
+        str(SUITE_DIR / "test_paragraphs.py"),
+        *impl_args(beside_own_bloom),
+        "--collect-only",
+        "-p",
+        "no:cacheprovider",
+    ]
+    done = subprocess.run([sys.executable, "-c", run, *args], capture_output=True, text=True, cwd=beside_own_bloom)
+    mine = "dedup.py and bloom.py yours" if kit_says_own_deps else "dedup.py yours; doc.py, hashing.py and bloom.py"
+    assert done.returncode == 0 and f"under test --impl {beside_own_bloom}" in done.stdout and mine in done.stdout
 
 
 def test_the_kit_and_the_bundle_carry_the_courses_decision_to_grade_the_students_own(tmp_path: Path) -> None:
