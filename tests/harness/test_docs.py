@@ -120,9 +120,25 @@ def test_the_checks_page_lists_the_registry_in_its_order_and_words() -> None:
 def test_the_mutants_page_lists_the_catalogue() -> None:
     rows = table_rows((DOCS / "mutants.md").read_text(encoding="utf-8").splitlines())
     mutant_rows = [row for row in rows if re.fullmatch(r"s\d+", row[0])]
-    on_page = [(row[0], row[1], row[2], re.findall(r"`(\w+)`", row[3])) for row in mutant_rows]
-    catalogue = [(m.id, m.title, m.pitfall, list(m.caught_by)) for m in load_catalogue(MUTANTS_DIR)]
+    on_page = [(row[0], row[1], row[2], re.findall(r"`(\w+)`", row[3]), row[4]) for row in mutant_rows]
+    catalogue = [
+        (m.id, m.title, m.pitfall, list(m.caught_by), "+" if m.added else "") for m in load_catalogue(MUTANTS_DIR)
+    ]
     assert on_page == catalogue, "docs/mutants.md's table differs from mutants/catalogue.toml"
+
+
+def test_the_checks_page_says_what_the_course_added_to_the_chapter_and_why() -> None:
+    """Its last section: the checks and the pitfalls marked ``added`` in the registry and the catalogue, their
+    reasons in the same words, and how many of each the chapter lists."""
+    lines = section(DOCS / "checks.md", "What the course added to the chapter")
+    tables = [block.splitlines() for block in "\n".join(lines).split("\n\n") if block.startswith("|")]
+    mutants = load_catalogue(MUTANTS_DIR, diffs=False)
+    assert [table_rows(table) for table in tables] == [
+        [[str(c.number), f"`{c.name}`", c.added] for c in REGISTRY if c.added],
+        [[m.id, m.title, m.added] for m in mutants if m.added],
+    ], "docs/checks.md's last section differs from the registry's and the catalogue's `added`"
+    chapters = f"lists {sum(not c.added for c in REGISTRY)} of these checks and {sum(not m.added for m in mutants)} of"
+    assert chapters in " ".join(lines), "docs/checks.md miscounts the chapter's checks or pitfalls"
 
 
 def repository_files(root: Path = DATA_ROOT) -> list[Path]:

@@ -15,6 +15,8 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +25,9 @@ import pytest
 from dedup_harness.cli import main
 from dedup_harness.commands.check import WITH_OWN
 from dedup_harness.core.impl_roots import OWN_MODULES, modules_words, own_modules, under_test
-from dedup_harness.core.impl_under_test import UNDER_TEST_KEY, impl_args, own_args
+from dedup_harness.core.impl_under_test import PLUGIN, UNDER_TEST_KEY, impl_args, own_args
 from dedup_harness.core.paths import IMPL_ROOT, OWN_DEPS_MARK, SUITE_DIR
+from dedup_harness.distribution import gradescope_bundle, prairielearn_bundle
 from dedup_harness.distribution.gradescope_bundle import SCRIPTS
 from dedup_harness.distribution.student_kit import kit_files
 from dedup_harness.grade.submission import prepare
@@ -141,7 +144,9 @@ def test_the_suite_tells_its_judges_whether_the_filter_is_the_courses(own: tuple
     assert _suite_conftest().own_filter(kept.config) is expected
 
 
-def test_a_dedup_py_given_to_impl_runs_beside_its_own_modules_unless_ref_deps(beside_own_bloom: Path) -> None:
+def test_a_dedup_py_given_to_impl_runs_beside_its_own_modules_only_where_the_course_grades_them(
+    beside_own_bloom: Path,
+) -> None:
     folders: list[Path] = []
 
     def scratch() -> Path:
@@ -149,9 +154,27 @@ def test_a_dedup_py_given_to_impl_runs_beside_its_own_modules_unless_ref_deps(be
         folders[-1].mkdir()
         return folders[-1]
 
-    found = under_test(str(beside_own_bloom), scratch)
+    assert under_test(str(beside_own_bloom), scratch).own == ()
+    found = under_test(str(beside_own_bloom), scratch, own_deps=True)
     assert found.own == ("bloom",) and (found.root / "corpus" / "bloom.py").read_text() == masked_bloom()
-    assert under_test(str(beside_own_bloom), scratch, ref_deps=True).own == ()
+
+
+@pytest.mark.parametrize("kit_says_own_deps", [False, True])
+def test_pytest_impl_follows_the_kits_decision_as_check_does(beside_own_bloom: Path, kit_says_own_deps: bool) -> None:
+    """No option of its own: `pytest --impl dedup.py` runs with the modules check and grade would, as its header
+    says. (In a process of its own: this one imported the course's ``corpus`` already.)"""
+    marked = f"import {PLUGIN} as plugin; plugin.OWN_DEPS = {kit_says_own_deps}"  # as the kit's mark would
+    run = f"import sys, pytest; {marked}; sys.exit(pytest.main(sys.argv[1:]))"
+    args = [
+        str(SUITE_DIR / "test_paragraphs.py"),
+        *impl_args(beside_own_bloom),
+        "--collect-only",
+        "-p",
+        "no:cacheprovider",
+    ]
+    done = subprocess.run([sys.executable, "-c", run, *args], capture_output=True, text=True, cwd=beside_own_bloom)
+    mine = "dedup.py and bloom.py yours" if kit_says_own_deps else "dedup.py yours; doc.py, hashing.py and bloom.py"
+    assert done.returncode == 0 and f"under test --impl {beside_own_bloom}" in done.stdout and mine in done.stdout
 
 
 def test_the_kit_and_the_bundle_carry_the_courses_decision_to_grade_the_students_own(tmp_path: Path) -> None:
@@ -167,6 +190,23 @@ def test_the_kit_and_the_bundle_carry_the_courses_decision_to_grade_the_students
         ["bash", str(tmp_path / "run_autograder")], env={**env, "DEDUP_HARNESS_AUTOGRADER_ROOT": str(tmp_path)}
     )
     assert "--own-deps" in (tmp_path / "args").read_text(encoding="utf-8").split()
+
+
+@pytest.mark.parametrize("own_deps", [True, False], ids=["with --own-deps", "without"])
+def test_both_bundles_hold_own_deps_txt_when_built_with_own_deps_and_only_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_deps: bool
+) -> None:
+    """Through each command's line, as staff build them; no wheel is built or fetched (the slow tests build whole
+    bundles), so the bundle is the files around its wheels: the scripts, the lock, provenance and the marks."""
+    monkeypatch.setattr(gradescope_bundle, "stage_source", lambda folder: None)
+    monkeypatch.setattr(gradescope_bundle.bundle_wheels, "gather", lambda *args: None)
+    flag = ["--own-deps"] if own_deps else []
+    assert main(["gradescope-bundle", str(tmp_path / "autograder.zip"), *flag]) == 0
+    with zipfile.ZipFile(tmp_path / "autograder.zip") as archive:
+        assert "run_autograder" in archive.namelist() and (OWN_DEPS_MARK in archive.namelist()) is own_deps
+    assert main(["prairielearn-bundle", str(tmp_path / "pl"), "--image", "you/dedup:1", *flag]) == 0
+    course = tmp_path / "pl" / prairielearn_bundle.COURSE
+    assert (course / "grade.sh").is_file() and (course / OWN_DEPS_MARK).is_file() is own_deps
 
 
 @pytest.mark.slow

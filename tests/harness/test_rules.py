@@ -51,6 +51,41 @@ def test_the_page_is_the_books_and_tests_rules_prints_it(capsys: pytest.CaptureF
     assert main(["tests", "--rules"]) == 0 and capsys.readouterr().out == rules.page()
 
 
+# Where a page other than rules.md writes a rule's number by hand, for a reader who should not need rules.md
+# open beside it: each phrase, written here from the rulebook, must be on its page, so a rule changed in
+# rules.toml fails this test until the pages say the same. (The stub `start` writes names no rule's number.)
+SAID_BY_HAND = {
+    "README.md": ["its `--budget` of worker seconds ({submission_seconds} by default:"],
+    "docs/check.md": ["grade stops it past {disk_mb} MiB"],
+    "docs/grade.md": [
+        "the report keeps its first {output_kb} KiB",
+        "`--budget` seconds of its worker's time ({submission_seconds} by default), and each call of its module "
+        "{call_seconds} s",
+        '("the submission used up its {submission_seconds} s of worker time")',
+        "200 \u00d7 {submission_seconds} ÷ 2 = {batch:,} s ({hours} h {minutes} min)",
+        "(default {submission_seconds}; above)",
+    ],
+}
+
+
+def test_a_rules_number_a_page_writes_by_hand_is_the_books() -> None:
+    if not (DOCS_DIR / "grade.md").is_file():
+        pytest.skip("docs/ lives in a checkout")
+    values = {name: limit.value for name, limit in rules.LIMITS.items()}
+    values["batch"] = 200 * values["submission_seconds"] // 2  # grade.md's worst case: 200 submissions on two cores
+    values.update(hours=values["batch"] // 3600, minutes=values["batch"] % 3600 // 60)
+    for page, phrases in SAID_BY_HAND.items():
+        text = " ".join((DOCS_DIR.parent / page).read_text(encoding="utf-8").split())
+        for phrase in phrases:
+            assert phrase.format(**values) in text, f"{page} says a rule's number other than the rulebook's"
+
+
+def test_the_page_check_catches_a_rule_changed_in_the_book_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(rules.LIMITS, "disk_mb", dataclasses.replace(rules.LIMITS["disk_mb"], value=300))
+    with pytest.raises(AssertionError, match=r"docs/check\.md says a rule's number"):
+        test_a_rules_number_a_page_writes_by_hand_is_the_books()
+
+
 def test_every_refusal_the_worker_names_has_its_words_in_the_book() -> None:
     assert set(rules.SENTENCES) == set(rules.SHORT) == set(rules.BOOK["refused"])
 
@@ -70,7 +105,9 @@ def test_a_call_past_the_books_seconds_ends_as_a_timeout_in_check(monkeypatch: p
     with pytest.raises(rules_here.CallTimeout, match=r"paragraphs\(\) did not answer within 1 s"):
         clock.timed("paragraphs()", lambda: spin(3.0))
     clock.left = 0.0
-    with pytest.raises(rules_here.CallTimeout, match="used up its 120 s of worker time"):
+    with pytest.raises(
+        rules_here.CallTimeout, match=f"used up its {rules.value('submission_seconds')} s of worker time"
+    ):
         clock.timed("paragraphs()", lambda: None)
 
 

@@ -1,10 +1,10 @@
 """``dedup-harness tests [N]``: the catalogue of checks, as the chapter's ``ol tests`` has it; one check in full.
 
-Without N: each check's number, name, kind, what it asserts and why it matters downstream (the
-registry's words, ``core/checks.py``). ``--rules``: the rulebook, what a stage may do (``grade/rules.toml``). With
-N: that check in full: the same, its test's own account,
-its cases as pytest collects them from the installed suite, and the pitfalls it catches (the mutant
-catalogue's words). Exit status 0; 2 for an N that names no check.
+Without N: each check's number, name, kind, what it asserts and why it matters downstream (the registry's words,
+``core/checks.py``), ``+`` marking a check the course added to the chapter's. ``--rules``: the rulebook, what a stage
+may do (``grade/rules.toml``). With N: that check in full: the same, its test's own account, its cases as pytest
+collects them from the installed suite, and the pitfalls it catches (the mutant catalogue's words), with why the
+course added each it added. Exit status 0; 2 for an N that names no check.
 """
 
 from __future__ import annotations
@@ -17,10 +17,12 @@ from collections.abc import Iterable
 from dedup_harness.check.tests_catalogue import CollectionError, by_number, collected_cases, describe_cases, pitfalls
 from dedup_harness.commands.arguments import count
 from dedup_harness.commands.outputs import fail
+from dedup_harness.core.catalogue import Mutant
 from dedup_harness.core.checks import REGISTRY, Check
 from dedup_harness.core.paths import DOCS_DIR
 from dedup_harness.grade import rules
 
+ADDED = "+"  # marks a check or a pitfall the course added to the chapter's (their `added` says why)
 HELP = "the catalogue of checks: number, name, kind, what each asserts, why it matters; `tests N` gives check N in full"
 
 
@@ -59,24 +61,39 @@ def catalogue() -> list[str]:
     """Each check as the chapter's table has it: number, name and kind, then what it asserts and why it matters."""
     lines = []
     for check in REGISTRY:
-        lines += [f"{check.number:>2}. {check.name} ({check.kind})", f"    asserts: {check.asserts}"]
+        lines += [f"{check.number:>2}. {title(check)}", f"    asserts: {check.asserts}"]
         lines += [f"    why it matters downstream: {check.why}", ""]
-    return [*lines, f"`dedup-harness tests N` gives check N in full. {pages()}"]
+    legend = f"{ADDED} a check the course added to the chapter's tests: `dedup-harness tests N` says why."
+    return [*lines, legend, f"`dedup-harness tests N` gives check N in full. {pages()}"]
+
+
+def title(check: Check) -> str:
+    """The check's name and kind, marked where the course added it."""
+    return f"{check.name} ({check.kind})" + (f" {ADDED}" if check.added else "")
 
 
 def one_check(check: Check, cases: list[str], about: str) -> list[str]:
     """Check ``check`` in full, a line each."""
     found = pitfalls(check)
-    lines = [f"{check.number}. {check.name} ({check.kind})", f"asserts: {check.asserts}"]
-    lines += [f"why it matters downstream: {check.why}"]
+    lines = [f"{check.number}. {title(check)}", f"asserts: {check.asserts}"]
+    lines += [f"why it matters downstream: {check.why}", *added(check.added)]
     if about:
         lines += [f"the test: {about}"]
     lines += ["cases:", *(f"  {line}" for line in cases)]
     lines += ["pitfalls it is there to catch:"]
-    lines += [f"  {m.id}: {m.pitfall}" for m in found.named] or ["  none of the catalogue's names it"]
+    lines += [line for m in found.named for line in pitfall(m)] or ["  none of the catalogue's names it"]
     if found.also:
-        lines += ["pitfalls it catches as well:", *(f"  {m.id}: {m.pitfall}" for m in found.also)]
+        lines += ["pitfalls it catches as well:", *(line for m in found.also for line in pitfall(m))]
     return lines
+
+
+def pitfall(mutant: Mutant) -> list[str]:
+    return [f"  {mutant.id}: {mutant.pitfall}", *added(mutant.added, "    ")]
+
+
+def added(why: str, indent: str = "") -> list[str]:
+    """Why the course added a check or a pitfall to the chapter's, on a line of its own (none for the chapter's)."""
+    return [f"{indent}{ADDED} added by the course, beyond the chapter: {why}"] if why else []
 
 
 def pages() -> str:

@@ -1,8 +1,8 @@
 """The mutant catalogue: ``mutants/catalogue.toml``, one entry per hand-written mutant (docs/mutants.md).
 
 Each entry names its id, a title and a pitfall written for a student ("drops Bloom positives without
-confirming them"), the files its diff touches, and ``caught_by``: the checks that must fail on it.
-The catalogue is data; this module only reads and validates it.
+confirming them"), the files its diff touches, ``caught_by`` (the checks that must fail on it) and ``added``
+(why the course added a pitfall the chapter does not list). The catalogue is data; this module reads and validates it.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ class Mutant:
     files: tuple[str, ...]
     caught_by: tuple[str, ...]
     diff: Path  # the unified diff against the reference root
+    added: str = ""  # why the course added this pitfall to the chapter's ("": one of the chapter's own)
 
     @property
     def summary(self) -> str:
@@ -91,4 +92,5 @@ def _entry(path: Path, n: int, entry: object, mutants_dir: Path, checks: tuple[s
         files=tuple(entry["files"]),
         caught_by=tuple(entry["caught_by"]),
         diff=diff,
+        added=str(entry.get("added", "")),
     )

@@ -1,5 +1,5 @@
 """The checks of the suite (docs/checks.md): one registry of their names, numbers, kinds, what each asserts, why
-it matters downstream, and which judge decides it.
+it matters downstream, which judge decides it, and why the course added it where the chapter has no such test.
 
 A check is one test function of ``tests/suite``. The kill matrix, the mutant catalogue, the grader's
 scores and feedback, ``dedup-harness tests`` (the chapter's catalogue) and every report refer to
@@ -21,6 +21,7 @@ class Check:
     judged_as: str  # the name of its judge in core.judges.JUDGES
     kind: str  # the chapter's kinds: unit, conformance, property, boundary, regression, resource
     why: str  # why it matters downstream, for a student reading the catalogue before writing code
+    added: str = ""  # why the course added it to the chapter's tests ("": one of the chapter's own)
 
     @property
     def shrinks(self) -> bool:
@@ -32,7 +33,7 @@ class Check:
 KINDS = ("unit", "conformance", "property", "boundary", "regression", "resource")
 
 
-def _registry(*entries: tuple[str, str, str, str, str]) -> tuple[Check, ...]:
+def _registry(*entries: tuple[str, ...]) -> tuple[Check, ...]:
     return tuple(Check(n, *entry) for n, entry in enumerate(entries, start=1))
 
 
@@ -115,6 +116,8 @@ REGISTRY: tuple[Check, ...] = _registry(
         "regression",
         "a filter whose index reaches few of its bits (datatrove's `& m_bytes`) stays correct on small tests "
         "while it sends most unique paragraphs to the confirm pass at scale",
+        "the sizing check holds the arithmetic, never which bits a filter reaches: an index that reaches few of "
+        "them passes every test the chapter lists",
     ),
     (
         "test_stats_name_every_key",
@@ -149,6 +152,8 @@ REGISTRY: tuple[Check, ...] = _registry(
         "property",
         "near copies are not copies: merging paragraphs that differ by case, spacing or one character deletes "
         "real content; this stage promises exact identity",
+        "the chapter promises exact identity but puts no near copy to a stage: one that hashes a normalized "
+        "paragraph passes all its tests",
     ),
     (
         "test_the_documents_are_spooled_not_held",
@@ -158,6 +163,8 @@ REGISTRY: tuple[Check, ...] = _registry(
         "resource",
         "the stage must run on corpora far larger than memory: holding the documents works on a sample and fails "
         "on the real corpus",
+        "the chapter keeps the documents on disk, not in memory, but none of its tests measures memory: this "
+        "check makes that promise one a stage can fail",
     ),
 )
 

@@ -4,8 +4,8 @@ the scratch root a student's ``dedup.py`` runs in.
 An *implementation root* holds a ``corpus/`` package, imported as it is. A student's ``dedup.py`` (the
 file, or a folder holding it directly or in ``corpus/``: ``STUDENT_PLACES``) is put into a scratch
 root beside the course's ``doc``, ``hashing`` and ``bloom`` (``reference_without_dedup``), or their own
-from a ``corpus/`` beside it (``own_modules``: ``check`` unless ``--ref-deps``, ``grade`` only with
-``--own-deps``). Anything else is refused with one sentence saying what ``--impl`` takes.
+from a ``corpus/`` beside it (``own_modules``) where the course grades with them: ``grade --own-deps``, and
+``check`` and ``--impl`` in a kit built with it. Anything else is refused with one sentence saying what it takes.
 """
 
 from __future__ import annotations
@@ -101,17 +101,17 @@ def reference_without_dedup(folder: Path, own: Mapping[str, bytes] | None = None
 
 
 def under_test(
-    given: str | None, scratch: Callable[[], Path], *, ref_deps: bool = False, own: tuple[str, ...] = ()
+    given: str | None, scratch: Callable[[], Path], *, own_deps: bool = False, own: tuple[str, ...] = ()
 ) -> UnderTest:
     """What ``--impl given`` names; a student's file goes into a scratch root made in the folder ``scratch()`` gives,
-    beside their own modules unless ``ref_deps``. ``own``: for a root, the modules that are its author's own."""
+    beside their own modules where ``own_deps``. ``own``: for a root, the modules that are its author's own."""
     if given is None:
         return UnderTest(IMPL_ROOT.resolve())
     root, source = classify(Path(given))
     if root is not None:
         return UnderTest(root, given, own=own)
     assert source is not None
-    theirs = {} if ref_deps else own_modules(source)
+    theirs = own_modules(source) if own_deps else {}
     built = reference_without_dedup(scratch(), {name: p.read_bytes() for name, p in theirs.items()})
     shutil.copyfile(source, built / "corpus" / DEDUP)
     return UnderTest(built.resolve(), given, source, tuple(theirs))

@@ -1,13 +1,13 @@
 """The implementation under test: the pytest plugin that declares ``--impl``, resolves it and names it, and the
 stash key through which another plugin puts its own object in the module's place.
 
-The suite's ``impl`` fixture returns ``config.stash[IMPL_KEY]`` when a plugin put an object there (the
-grader's proxy); otherwise it imports ``corpus.dedup`` from the root ``--impl`` names
-(``core/impl_roots.py``; the reference by default). It is a plugin because an installed suite
-(``pytest --pyargs dedup_harness._data.tests.suite --impl X``) reads its conftest only while pytest
-collects: too late for the run's header and a one-line usage error. A ``pytest11`` entry point loads
-it; in another project's run it only adds the option. Runs with plugin autoloading off load it by
-name: a suite run's starter spells its arguments with ``impl_args``.
+The suite's ``impl`` fixture returns ``config.stash[IMPL_KEY]`` when a plugin put an object there (the grader's
+proxy); otherwise it imports ``corpus.dedup`` from the root ``--impl`` names (``core/impl_roots.py``; the reference
+by default; a student's own doc, hashing and bloom beside a dedup.py only in a kit built ``--own-deps``, as check).
+It is a plugin because an installed suite (``pytest --pyargs dedup_harness._data.tests.suite --impl X``) reads its
+conftest only while pytest collects: too late for the run's header and a one-line usage error. A ``pytest11`` entry
+point loads it; in another project's run it only adds the option. Runs with plugin autoloading off load it by name:
+a suite run's starter spells its arguments with ``impl_args``.
 """
 
 from __future__ import annotations
@@ -23,12 +23,11 @@ import pytest
 
 from dedup_harness.core import scratch_dirs
 from dedup_harness.core.impl_roots import OWN_MODULES, TAKES, NotAnImplementation, UnderTest, under_test
-from dedup_harness.core.paths import DATA_ROOT, INSTALLED, TESTS_DIR
+from dedup_harness.core.paths import DATA_ROOT, INSTALLED, OWN_DEPS, TESTS_DIR
 
 PLUGIN = __name__  # also the name of its pytest11 entry point, so that loading it twice loads it once
 IMPL_OPTION = "--impl"
 IMPL_DEST = "impl_root"
-REF_DEPS_OPTION = "--ref-deps"  # a student's dedup.py runs beside the course's modules even where it has its own
 OWN_OPTION = "--own-module"  # a module of the root that is its author's own (the root grade or check built)
 IMPL_KEY = pytest.StashKey[Any]()
 UNDER_TEST_KEY = pytest.StashKey[UnderTest]()
@@ -56,13 +55,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="PATH",
         help=f"what the dedup-harness suite runs against: {TAKES} (default: the reference)",
-    )
-    parser.getgroup("dedup-harness").addoption(
-        REF_DEPS_OPTION,
-        dest="ref_deps",
-        action="store_true",
-        help="a dedup.py runs beside the course's doc, hashing and bloom, even where a corpus/ beside it holds "
-        "its author's own",
     )
     parser.getgroup("dedup-harness").addoption(
         OWN_OPTION,
@@ -115,7 +107,7 @@ def start(config: pytest.Config) -> UnderTest:
         found = under_test(
             config.getoption(IMPL_DEST),
             scratch.folder,
-            ref_deps=config.getoption("ref_deps"),
+            own_deps=OWN_DEPS,  # the course's one decision, as check's: the kit's mark
             own=tuple(config.getoption("own_modules")),
         )
     except NotAnImplementation as exc:

@@ -33,6 +33,7 @@ class Limit:
 
 LIMITS = {name: Limit(name, **entry) for name, entry in BOOK["limit"].items()}
 USER = str(BOOK["identity"]["user"])  # the user name a stage runs as
+WORDS = {n: (str(BOOK[n]["what"]).format(user=USER), str(BOOK[n]["check"])) for n in ("identity", "folders", "imports")}
 SENTENCES = {category: str(BOOK["refused"][category]["sentence"]) for category in categories.CATEGORIES}
 SHORT = {category: str(BOOK["refused"][category]["short"]) for category in categories.CATEGORIES}
 
@@ -56,7 +57,7 @@ def page() -> str:
             f"| {limit.name.replace('_', ' ')} | {limit.value} {limit.unit}: {limit.what} | {limit.check} |"
             for limit in LIMITS.values()
         ),
-        *(f"| {name} | {BOOK[name]['what']} | {BOOK[name]['check']} |" for name in ("identity", "folders", "imports")),
+        *(f"| {name} | {what} | {check} |" for name, (what, check) in WORDS.items()),
         "",
         "## Refused at run time",
         "",

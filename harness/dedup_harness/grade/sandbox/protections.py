@@ -26,8 +26,8 @@ WORKER_ENV = {
     "OPENBLAS_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
-    # glibc reserves an arena of 64 MiB of address space for each thread that allocates: 14 threads would fill
-    # the worker's address-space limit with reservations. Two arenas let the rulebook's threads all start.
+    # glibc reserves an arena of 64 MiB of address space for each thread that allocates: a dozen threads or so would
+    # fill the rulebook's address space with reservations. Two arenas let the rulebook's threads all start.
     "MALLOC_ARENA_MAX": "2",
     # The worker's uid has no entry in /etc/passwd: honest code that asks its user name (getpass.getuser(), a
     # spool's prefix) reads it here, as the rulebook gives it (HOME is the worker's own folder).
