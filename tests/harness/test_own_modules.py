@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from dedup_harness.cli import main
-from dedup_harness.commands.check import WITH_OWN
+from dedup_harness.commands.check import REF_DEPS_WORDS, WITH_OWN
 from dedup_harness.core.impl_roots import OWN_MODULES, modules_words, own_modules, under_test
 from dedup_harness.core.impl_under_test import PLUGIN, UNDER_TEST_KEY, impl_args, own_args
 from dedup_harness.core.paths import IMPL_ROOT, OWN_DEPS_MARK, SUITE_DIR
@@ -98,6 +98,17 @@ def test_in_a_kit_built_with_own_deps_a_correct_dedup_py_beside_a_masked_bloom_p
     assert first == "modules: dedup.py and bloom.py yours; doc.py and hashing.py the course's"
     assert status == 1 and "test_false_positives_stay_within_the_budget" in lost(report)
     assert report["modules"] == {"dedup": "yours", "doc": "the course's", "hashing": "the course's", "bloom": "yours"}
+
+
+def test_check_ref_deps_runs_with_the_courses_modules_and_in_an_own_deps_kit_predicts_no_grade(
+    beside_own_bloom: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chapter's `check --ref-deps`: dedup.py checked before the earlier modules pass; full marks here, yet exit 1
+    where the course grades the student's own, since grade would use the masked bloom.py."""
+    monkeypatch.setattr("dedup_harness.commands.check.OWN_DEPS", True)
+    status, report = checked(beside_own_bloom, "--ref-deps")
+    assert report["score"] == report["max_score"] and report["modules"]["bloom"] == "the course's"
+    assert status == 1 and REF_DEPS_WORDS in " ".join(capsys.readouterr().out.split())
 
 
 def test_check_grades_with_the_courses_modules_as_grade_does_and_tells_what_the_students_own_would_give(

@@ -39,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--json", metavar="FILE", help="also write the report as JSON to FILE ('-' for stdout; see docs/reports.md)"
     )
     add_allow(parser, "as grade's --allow; any other import is said, since grade refuses it")
+    parser.add_argument("--ref-deps", action="store_true", help=REF_DEPS_HELP)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     with Outputs("check") as outputs:
         try:
             outputs.file("--json", args.json)
-            checked = check_submission(path, allowed=args.allow, own_deps=OWN_DEPS)
+            checked = check_submission(path, allowed=args.allow, own_deps=OWN_DEPS and not args.ref_deps)
             report = checked.report
             if args.json:
                 outputs.put("--json", json_report.render([report], summarize([Outline.of(report)])))
@@ -70,10 +71,17 @@ def run(args: argparse.Namespace) -> int:
         terminal.say(console, UNFORESEEN_WORDS.format(site=checked.unforeseen[0]), "yellow")
     if refused_upload:
         terminal.say(console, f"{UPLOAD_REFUSED}: {refused_upload}", "yellow")
+    if args.ref_deps and OWN_DEPS:  # grade uses the student's own: this run cannot say what grade gives
+        terminal.say(console, REF_DEPS_WORDS, "yellow")
     console.print(f"checked by {here().line()}", style="dim")
-    return max(checked.exit_status(), 1 if refused_upload else 0)
+    return max(checked.exit_status(), 1 if refused_upload or (args.ref_deps and OWN_DEPS) else 0)
 
 
+REF_DEPS_HELP = (
+    "use the course's doc, hashing and bloom, even where your course grades with your own (to check dedup.py "
+    "before your earlier modules pass; the exit status is then 1, since grade uses yours)"
+)
+REF_DEPS_WORDS = "--ref-deps: this ran with the course's modules, and grade uses yours: it predicts no grade (exit 1)"
 WITH_OWN = "grade uses the course's doc, hashing and bloom, as above; with your own corpus/ modules"
 UPLOAD_REFUSED = "the checks above ran on its dedup.py; uploaded as it is, the folder gets 0 from grade"
 
