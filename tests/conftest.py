@@ -43,7 +43,7 @@ NOT_RUN_HERE = (
 # .ci/run does: each costs many seconds a test, for what it is (their seconds in a full run here, 2 cores, on
 # 2026-12-02).
 SLOW_MODULES = {
-    "test_output_floods.py": "floods of output through every tier (123 s)",
+    "test_output_floods.py": "floods of output through every tier (40 s)",
     "test_disk_of_its_own.py": "disk bombs in every tier and setup (242 s)",
     "test_batch_attacks.py": "every attack on a batch, a classmate or the machine: one batch a tier and setup (510 s)",
     "test_hostile_submissions.py": "the hostile samples graded in every tier (75 s)",
