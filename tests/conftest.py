@@ -12,8 +12,11 @@ in-process module by putting its object in ``config.stash[IMPL_KEY]`` before the
 from __future__ import annotations
 
 import importlib
+import os
 import random
+import subprocess
 import sys
+import tempfile
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -78,7 +81,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+# The file in which the process that made the test user names it (tests/harness/machine_setups.TEST_USER_MADE).
+TEST_USER_MADE = "DEDUP_HARNESS_TEST_USER_MADE"
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the run's first process; xdist's workers inherit its environment
+        os.environ.setdefault(TEST_USER_MADE, str(Path(tempfile.gettempdir()) / f"dedup-harness-user-{os.getpid()}"))
     root = start(config).root
     config.stash[ROOT_KEY] = root
     # The root goes first on sys.path before any test module imports corpus.doc; the data root
@@ -90,6 +99,14 @@ def pytest_configure(config: pytest.Config) -> None:
     corpus = importlib.import_module("corpus")
     if Path(corpus.__file__ or "").resolve().parent.parent != root:
         raise pytest.UsageError(f"{IMPL_OPTION} {root}: `corpus` was already imported from {corpus.__file__}")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The test user, made by whichever process first needed it, is removed once the whole run is over."""
+    made = Path(os.environ.get(TEST_USER_MADE, ""))
+    if not hasattr(config, "workerinput") and made.is_file():
+        subprocess.run(["userdel", made.read_text(encoding="utf-8")], capture_output=True, check=False)
+        made.unlink()
 
 
 def load_in_process(root: Path) -> ModuleType:

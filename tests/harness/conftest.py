@@ -17,12 +17,12 @@ import pytest
 
 from machine_setups import (
     SETUPS,
+    TEST_USER_MADE,
     Setup,
     ensure_user,
     missing_for_setups,
     public_folder,
     python_for_user,
-    remove_user,
     setup_for,
 )
 
@@ -54,16 +54,16 @@ def pytest_runtest_makereport(
 
 @pytest.fixture(scope="session")
 def test_user() -> Iterator[pwd.struct_passwd]:
-    """The unprivileged user of the ``user`` setup: made for this session if the machine lacks it, then removed."""
+    """The unprivileged user of the ``user`` setup: made for this run if the machine lacks it, then removed."""
     reason = missing_for_setups()
     if reason is not None:
         pytest.skip(reason)
     user, why, made = ensure_user()
     if user is None:
         pytest.skip(why)
+    if made:  # removed once the whole run ends (tests/conftest.py): other xdist workers may still need it
+        Path(os.environ[TEST_USER_MADE]).write_text(user.pw_name, encoding="utf-8")
     yield user
-    if made:
-        remove_user()
 
 
 @pytest.fixture(params=SETUPS)

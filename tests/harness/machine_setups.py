@@ -37,6 +37,9 @@ CONTAINER_CAPS = (
 CAP_DAC_OVERRIDE = 1
 CAP_SYS_ADMIN = 21
 SETUPS = ("root", "user", "container")
+# A file whose path the whole run's first process names (tests/conftest.py): the test user's name, written by the
+# process that made it, so that the run removes it once every xdist worker is done.
+TEST_USER_MADE = "DEDUP_HARNESS_TEST_USER_MADE"
 
 
 @dataclass(frozen=True)
@@ -124,12 +127,10 @@ def ensure_user() -> tuple[pwd.struct_passwd | None, str, bool]:
         check=False,
     )
     if made.returncode != 0:
+        with contextlib.suppress(KeyError):  # another xdist worker made it first
+            return pwd.getpwnam(TEST_USER), "", False
         return None, f"cannot create the user {TEST_USER}: {made.stderr.strip()}", False
     return pwd.getpwnam(TEST_USER), "", True
-
-
-def remove_user() -> None:
-    subprocess.run(["userdel", TEST_USER], capture_output=True, check=False)
 
 
 def setup_for(name: str, user: pwd.struct_passwd | None) -> Setup:
