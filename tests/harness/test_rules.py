@@ -7,6 +7,7 @@ import dataclasses
 import resource
 import subprocess
 import sys
+import types
 
 import pytest
 
@@ -109,6 +110,32 @@ def test_a_call_past_the_books_seconds_ends_as_a_timeout_in_check(monkeypatch: p
         rules_here.CallTimeout, match=f"used up its {rules.value('submission_seconds')} s of worker time"
     ):
         clock.timed("paragraphs()", lambda: None)
+
+
+def test_after_a_timeout_check_imports_the_module_anew_as_grade_starts_a_new_worker(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A stage slow in its first call of each process times out in every check, in check as in grade (13/14 in
+    check and 0/14 in grade, when check kept the module that had already paid its first call)."""
+    monkeypatch.setitem(rules.LIMITS, "call_seconds", dataclasses.replace(rules.LIMITS["call_seconds"], value=0.2))
+    loads = []
+
+    def load() -> types.SimpleNamespace:
+        loads.append(len(loads))
+        first = [True]
+
+        def paragraphs(text: str) -> list[str]:
+            if first.pop() if first else False:
+                spin(0.5)
+            return [text]
+
+        return types.SimpleNamespace(paragraphs=paragraphs)
+
+    module = rules_here.Timed(load)
+    for _ in range(2):
+        with pytest.raises(rules_here.CallTimeout):
+            module.paragraphs("a")
+    assert loads == [0, 1]  # the second call met a module of its own, slow again
 
 
 def spin(seconds: float) -> None:

@@ -16,6 +16,7 @@ import errno
 import importlib
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Generator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -191,10 +192,16 @@ def pytest_configure(config: pytest.Config) -> None:
         home = rules_here.stage_home(Path(os.getcwd()))  # run_suite's scratch: a fresh folder for this run
         writable, readable = stage_folders(root, home)
         rules_here.apply_limits()
-        config.stash[IMPL_KEY] = rules_here.Timed(lambda: importlib.import_module("corpus.dedup"))
+        config.stash[IMPL_KEY] = rules_here.Timed(fresh_dedup)
         config.stash[WRITES_KEY] = lambda scratch: TempFolder(scratch, also={home: "your home and working folder"})
         recorder = noticed.start(Noticer(files, writable, readable))
         noticed_file = config.getoption("check_noticed")
         allowed = config.getoption("check_allow")
         own = OwnCode(root, Path(path), allowed, recorder, Path(noticed_file) if noticed_file else None, files)
         config.pluginmanager.register(own, "dedup-harness-check")
+
+
+def fresh_dedup() -> Any:
+    """The student's module imported anew, as a new worker of grade's imports it (``Timed`` asks after a timeout)."""
+    sys.modules.pop("corpus.dedup", None)
+    return importlib.import_module("corpus.dedup")
