@@ -67,8 +67,8 @@ preflight grades the reference and the canary through the very same worker path 
 inside the reference's worker, to read the harness's files, reach the grader over TCP and UDP and
 signal it. A tier chosen automatically whose preflight fails or lets something through gives way to
 the next that runs here (a harness in a private folder, say, that a tier cannot cover), and the
-preflight's lines name the tier passed over and why. If no tier holds, `grade` stops and says how to
-isolate the worker:
+preflight's lines name every tier passed over, for either reason, and why. If no tier holds, `grade`
+stops and says how to isolate the worker:
 
 > {advice}
 

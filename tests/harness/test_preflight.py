@@ -169,7 +169,8 @@ def test_a_tier_chosen_automatically_whose_preflight_fails_gives_way_to_the_next
     said = f"{available[0]}: its preflight failed: {failed.failures[0]}"
     assert said in fallback.passed_over
     lines = grade_command.preflight_line(Preflight(fallback, seconds=0.25)).splitlines()
-    assert lines[0].startswith(f"preflight (0.2 s): {available[1]} ") and f"preflight: passed over {said}" in lines[1:]
-    assert max(len(line) for line in lines[:2]) <= 80
+    assert lines[0].startswith(f"preflight (0.2 s): {available[1]} ")
+    assert f"preflight: passed over {said}" in " ".join(" ".join(lines[1:]).split())
+    assert max(len(line) for line in lines) <= 80
     assert grade_command.preflight_line(failed).startswith(f"preflight (0.0 s): failed in the {available[0]} tier")
     assert weaker(worker_setup(available[-1].value), "its preflight failed: no") is None

@@ -159,6 +159,14 @@ def graded(request: pytest.FixtureRequest) -> Graded:
     return result
 
 
+def test_the_preflight_names_the_tier_in_force_and_each_stronger_tier_passed_over_and_why(graded: Graded) -> None:
+    """A container with no bubblewrap grades in the unshare tier, its harness in a private folder, and says why."""
+    said = " ".join(graded.stderr.split())
+    assert f"s): {graded.case.expected} isolates the worker" in said, graded.stderr[:2000]
+    if graded.case.tier == "auto" and graded.case.expected != "bubblewrap":
+        assert "preflight: passed over bubblewrap: " in said, graded.stderr[:2000]
+
+
 # Never run unconfined as root: kill(-1) as root signals every process of the machine.
 UNSAFE_UNCONFINED = ('_try("signal everyone', '_try("signal the parent')
 

@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import dataclasses
 import sys
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -292,7 +293,8 @@ def preflight_line(check: Preflight) -> str:
     lines = [
         f"preflight ({check.seconds:.1f} s): " + (f"failed in the {check.setup.tier} tier" if check.failures else tier)
     ]
-    lines += [f"preflight: passed over {why}" for why in check.setup.passed_over if PREFLIGHT_FAILED in why]
+    for why in check.setup.passed_over:  # a stronger tier not installed, not allowed here, or whose preflight failed
+        lines += textwrap.wrap(f"preflight: passed over {why}", 80, subsequent_indent="  ")
     modules = check.setup.packages.modules if check.setup.packages and not check.failures else ()
     lines += [f"preflight: allowed, and imported in the worker: {', '.join(modules)}"] if modules else []
     return "\n".join(lines)
