@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import multiprocessing.context
+import multiprocessing.util
 import os
+import signal
 import tempfile
 from pathlib import Path
 
 import pytest
 
+from dedup_harness.core import signals
 from dedup_harness.core.outcome import Outcome
-from dedup_harness.core.runner import run_suite, start_fork_server
+from dedup_harness.core.procfs import start_ticks
+from dedup_harness.core.runner import run_suite, start_fork_server, stop_fork_server
 from world import CHECKS, edit, make_world
 
 
@@ -98,3 +102,23 @@ def test_an_installed_pytest_plugin_is_not_loaded(tmp_path: Path) -> None:
     python_path = os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH", "")]))
     result = run_suite(world.impl_root, suite_dir=world.suite_dir, checks=CHECKS, env={"PYTHONPATH": python_path})
     assert set(result.outcomes.values()) == {Outcome.PASSED}
+
+
+def test_a_signal_as_the_fork_server_is_spawned_raises_once_its_pid_is_known_so_it_is_stopped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Else the pid was lost with the signal, and the server warmed up on, writing Hypothesis's tables in a run's
+    scratch after that run's last sweep (a grade ended by SIGQUIT as it began)."""
+    real, spawned = multiprocessing.util.spawnv_passfds, []
+
+    def spawn_then_signal(path: str, args: list[str], passfds: tuple[int, ...]) -> int:
+        spawned.append(real(path, args, passfds))
+        os.kill(os.getpid(), signal.SIGTERM)
+        return spawned[-1]
+
+    stop_fork_server()
+    monkeypatch.setattr(multiprocessing.util, "spawnv_passfds", spawn_then_signal)
+    with signals.ending_on_signals(), pytest.raises(signals.Terminated):
+        start_fork_server()
+    stop_fork_server()
+    assert spawned and start_ticks(spawned[-1]) is None, "the fork server outlived the signal"

@@ -22,6 +22,8 @@ from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from dedup_harness.core import signals
+
 # What a forked run leaves in its scratch folder besides the outcomes: pytest's output, the child's CPU time.
 LOG_NAME = "pytest.log"
 CPU_NAME = "cpu_seconds"
@@ -41,7 +43,8 @@ def start_fork_server() -> ForkServerContext:
     saved = os.environ.get("PYTHONHASHSEED")
     os.environ["PYTHONHASHSEED"] = "0"  # the server is a fresh interpreter: it reads this as it starts
     try:
-        multiprocessing.forkserver.ensure_running()
+        with signals.deferred():  # a signal as the server is spawned raises once its pid is known, so it is stopped
+            multiprocessing.forkserver.ensure_running()
     finally:
         if saved is None:
             os.environ.pop("PYTHONHASHSEED", None)
