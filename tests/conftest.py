@@ -43,34 +43,34 @@ NOT_RUN_HERE = (
 )
 
 # The modules a plain `pytest` leaves out (pyproject.toml's `-m "not slow"`) and `pytest -m slow` runs, as
-# .ci/run does: each costs many seconds a test, for what it is (their seconds in a full run here, 2 cores, on
-# 2026-12-02).
+# .ci/run does: each costs many seconds a test, for what it is (their seconds in a full run here, 2 cores, two
+# modules at once as .ci/run runs them, on 2026-12-04).
 SLOW_MODULES = {
-    "test_output_floods.py": "floods of output through every tier (40 s)",
-    "test_disk_of_its_own.py": "disk bombs in every tier and setup (242 s)",
-    "test_batch_attacks.py": "every attack on a batch, a classmate or the machine: one batch a tier and setup (510 s)",
-    "test_hostile_submissions.py": "the hostile samples graded in every tier (75 s)",
-    "test_refused_samples.py": "submissions the grader refuses, graded in every tier (42 s)",
-    "test_allowed_in_tiers.py": "allowed and refused imports graded in every tier and setup (115 s)",
-    "test_gradescope_bundle.py": "builds the bundle from wheels and runs its scripts (69 s)",
-    "test_prairielearn_bundle.py": "builds PrairieLearn's bundle, installs its image, runs grade.sh (25 s)",
-    "test_ci_workflow_commands.py": "ci-workflow's commands on a scratch class: verify, shards, merge (31 s)",
-    "test_grade_end_to_end.py": "whole grade runs and their reports (98 s)",
-    "test_grade_mutants.py": "every mutant graded and diagnosed (33 s)",
-    "test_signals.py": "every command interrupted by every signal (55 s)",
-    "test_tiers.py": "the reference and the attacker in seven machine setups (112 s)",
-    "test_preflight.py": "the preflight in every tier and setup (46 s)",
+    "test_output_floods.py": "floods of output through every tier (57 s)",
+    "test_disk_of_its_own.py": "disk bombs in every tier and setup (101 s)",
+    "test_batch_attacks.py": "every attack on a batch, a classmate or the machine: one batch a tier and setup (425 s)",
+    "test_hostile_submissions.py": "the hostile samples graded in every tier (66 s)",
+    "test_refused_samples.py": "submissions the grader refuses, graded in every tier (28 s)",
+    "test_allowed_in_tiers.py": "allowed and refused imports graded in every tier and setup (81 s)",
+    "test_gradescope_bundle.py": "builds the bundle from wheels and runs its scripts (54 s)",
+    "test_prairielearn_bundle.py": "builds PrairieLearn's bundle, installs its image, runs grade.sh (23 s)",
+    "test_ci_workflow_commands.py": "ci-workflow's commands on a scratch class: verify, shards, merge (20 s)",
+    "test_grade_end_to_end.py": "whole grade runs and their reports (53 s)",
+    "test_grade_mutants.py": "every mutant graded and diagnosed (31 s)",
+    "test_signals.py": "every command interrupted by every signal (52 s)",
+    "test_tiers.py": "the reference and the attacker in seven machine setups (86 s)",
+    "test_preflight.py": "the preflight in every tier and setup (19 s)",
     "test_light_install.py": "a venv with the base install only (16 s)",
-    "test_memory_measurement.py": "check 14 against hostile memory in every tier (15 s)",
+    "test_memory_measurement.py": "check 14 against hostile memory in every tier (24 s)",
     "test_file_decisions.py": "the seccomp tier's file calls decided by the grader, in a confined child (under 1 s)",
-    "test_suite_from_a_wheel.py": "the suite from a built and installed wheel (10 s)",
-    "test_check_predicts_grade.py": "every sample through check as the test user and through grade (105 s)",
-    "test_student_kit.py": "the student kit built, installed, and every candidate file run through check (44 s)",
-    "test_working_folder.py": "every command in a fresh folder (10 s)",
-    "test_csv_readers.py": "the CSV in pandas and LibreOffice (5 s)",
-    "test_sheet.py": "the workbook printed by LibreOffice (5 s)",
+    "test_suite_from_a_wheel.py": "the suite from a built and installed wheel (9 s)",
+    "test_check_predicts_grade.py": "every sample through check as the test user and through grade (111 s)",
+    "test_student_kit.py": "the student kit built, installed, and every candidate file run through check (48 s)",
+    "test_working_folder.py": "every command in a fresh folder (8 s)",
+    "test_csv_readers.py": "the CSV in pandas and LibreOffice (4 s)",
+    "test_sheet.py": "the workbook printed by LibreOffice (4 s)",
     "test_confinement.py": "the worker's confinement in every setup (4 s)",
-    "test_reports_in_chromium.py": "the pages in headless Chromium (8 s)",
+    "test_reports_in_chromium.py": "the pages in headless Chromium (13 s)",
 }
 
 
