@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     if not path.exists():
         return fail("check", f"no such file or folder: {path}")
     path, refused_upload = code_of(path)
+    predicts_no_grade = args.ref_deps and OWN_DEPS  # the course's modules here, the student's own in grade
     with Outputs("check") as outputs:
         try:
             outputs.file("--json", args.json)
@@ -71,10 +72,10 @@ def run(args: argparse.Namespace) -> int:
         terminal.say(console, UNFORESEEN_WORDS.format(site=checked.unforeseen[0]), "yellow")
     if refused_upload:
         terminal.say(console, f"{UPLOAD_REFUSED}: {refused_upload}", "yellow")
-    if args.ref_deps and OWN_DEPS:  # grade uses the student's own: this run cannot say what grade gives
+    if predicts_no_grade:
         terminal.say(console, REF_DEPS_WORDS, "yellow")
     console.print(f"checked by {here().line()}", style="dim")
-    return max(checked.exit_status(), 1 if refused_upload or (args.ref_deps and OWN_DEPS) else 0)
+    return max(checked.exit_status(), 1 if refused_upload or predicts_no_grade else 0)
 
 
 REF_DEPS_HELP = (
