@@ -1,24 +1,25 @@
 """Every attack on the grader, its machine or a classmate, graded in one batch beside the correct sample, in every
 tier and setup.
 
-Each would once have cost a correct student or the whole batch: a folder shaped to reach a classmate's marks
-(links), to hang the grader or feed it without end (a FIFO, a device), two submissions whose Gradescope folders
-collide, sources that break a recursive walk of their syntax tree or the compiler, a correct source in Latin-1, a
-stage that stalls the grader's writes, one that prints 400 MB a call; a reader of the classmate graded at the same
-time (``classmate_reader``); memory a stage hides from check 14 (``memory_heap_slack`` fills and frees 60 MB at
-import, ``memory_compressed`` holds the documents compressed, ``memory_outside`` in memory outside the process);
-a copy of the input kept outside spool_dir (``spool_copy_kept``); a spool shaped to break cleanup
-(``tree_planter``: a chain of 1,500 folders made through folder descriptors, locked folders, odd names, a FIFO, a
-hard link and symlinks out of the tree, one to a sentinel folder of this test); and files and IPC objects left in every
-world-writable place (``leftovers_everywhere``, each named with a token of this batch); and, beside them, honest
-code the rulebook lets through (``submissions/ordinary/``: 48 threads, 80 open files, the user's name), which must
-keep full marks. ``grade`` grades them all in one batch with ``--jobs 2`` (two at once) beside the correct sample,
-with a budget of ``BUDGET`` seconds each and ``--gradescope``, in each case's setup and tier, with a world-writable
-temp folder of the test's own outside /tmp (``beside_correct``), so that every session in it is this batch's. In
-every case: the grader exits 0, the correct sample and the reference keep full marks and list no attempt, each
-attack gets the verdict it earns, nothing is left in the temp folder, in /tmp, in System V IPC or named with the
-token anywhere a process may write, the sentinel is untouched, and a later command (``--version``, which sweeps)
-works.
+Each would once have cost a correct student or the whole batch: a folder shaped to reach a classmate's marks (links),
+to hang the grader or feed it without end (a FIFO, a device), two submissions whose Gradescope folders collide,
+sources that break a recursive walk of their syntax tree or the compiler, a correct source in Latin-1, a stage that
+stalls the grader's writes, one that prints 400 MB a call; a reader of the classmate graded at the same time
+(``classmate_reader``); memory a stage hides from check 14 (``memory_heap_slack`` fills and frees 60 MB at import,
+``memory_compressed`` holds the documents compressed, ``memory_outside`` in memory outside the process); a copy of the
+input kept outside spool_dir (``spool_copy_kept``); a spool shaped to break cleanup (``tree_planter``: a chain of
+1,500 folders made through folder descriptors, locked folders, odd names, a FIFO, a hard link and symlinks out of the
+tree, one to a sentinel folder of this test); and files and IPC objects left in every world-writable place
+(``leftovers_everywhere``, each named with a token of this batch); and, beside them, honest code the rulebook lets
+through (``submissions/ordinary/``: 48 threads, 80 open files, the user's name), which must keep full marks. What the
+tier cannot change (``ONCE``: a hard link, the Gradescope folders' names, a correct source deep or in Latin-1) is
+graded in one case of each setup rather than in every case. ``grade`` grades them all in one batch with ``--jobs 2``
+(two at once) beside the correct sample, with a budget of ``BUDGET`` seconds each and ``--gradescope``, in each case's
+setup and tier, with a world-writable temp folder of the test's own outside /tmp (``beside_correct``), so that every
+session in it is this batch's. In every case: the grader exits 0, the correct sample and the reference keep full marks
+and list no attempt, each attack gets the verdict it earns, nothing is left in the temp folder, in /tmp, in System V
+IPC or named with the token anywhere a process may write, the sentinel is untouched, and a later command
+(``--version``, which sweeps) works.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,15 +53,24 @@ from upload_shapes import HARD_LINK_NOTE, SHAPES, refusal
 
 BUDGET = 40  # seconds of worker time each: the correct sample needs a few (more in the seccomp tier, where the grader
 # decides every file call, on a loaded machine); the stall is stopped by its call's window, well before
-FULL_MARKS = ("deep_sum_1200", "latin1_cookie", "print_400mb_a_call", "classmate_reader")
+FULL_MARKS = ("print_400mb_a_call", "classmate_reader")
 NOT_COMPILED = {"deep_sum_3000": "RecursionError", "unary_minus": "MemoryError"}
 STALL = "stall_feed"
 FORGERIES = ("memory_heap_slack", "memory_compressed", "memory_outside")
 SOURCES = [*FULL_MARKS, *NOT_COMPILED, STALL, *FORGERIES, "spool_copy_kept"]
+# Decided before any worker starts (a hard link's note, the Gradescope folders' names), or the correct sample's
+# stages dressed as source the compiler must take (nested 1,200 deep, a Latin-1 cookie): no tier changes their
+# verdict, and each costs a whole grading, so they are graded in the first case of each setup only.
+ONCE_FULL_MARKS = ("deep_sum_1200", "latin1_cookie")
+ONCE_CASES = [next(case for case in EVERY_CASE if case.setup == setup) for setup in ("root", "user", "container")]
+# They come first: pytest before 9.2 matches a module's fixture across two parametrizations by position, and would
+# grade a batch twice if the lists differed where they overlap.
+CASES = [*ONCE_CASES, *(case for case in EVERY_CASE if case not in ONCE_CASES)]
 # Honest code the rulebook lets through: a pool of 48 threads, 80 files open at once, the user's name.
 ORDINARY = ("hashes_with_48_threads", "holds_80_files_open", "spool_prefix_from_user_name")
 # Two submissions whose Gradescope folders would both be team_7: the first correct, the second refused.
 TEAMS = {"team 7": writes(hostile_bytes("latin1_cookie")), "team_7": SHAPES["link_to_classmate"].make}
+ONCE = {name: writes(hostile_bytes(name)) for name in ONCE_FULL_MARKS} | {"hard_link": SHAPES["hard_link"].make} | TEAMS
 MEMORY_CHECK, SPOOL_CHECK = CHECKS[13], CHECKS[10]
 
 
@@ -76,7 +86,19 @@ class Graded:
     sentinel: str  # what the sentinel's file held afterwards
 
 
-@pytest.fixture(scope="module", params=EVERY_CASE, ids=str)
+def once_a_setup(test: Callable[..., None]) -> Callable[..., None]:
+    """Marks a test of the ``ONCE`` samples: it runs in ``ONCE_CASES`` only."""
+    test.once_a_setup = True  # type: ignore[attr-defined]
+    return test
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "graded" in metafunc.fixturenames:
+        cases = ONCE_CASES if getattr(metafunc.function, "once_a_setup", False) else CASES
+        metafunc.parametrize("graded", cases, indirect=True, ids=str, scope="module")
+
+
+@pytest.fixture(scope="module")
 def graded(request: pytest.FixtureRequest) -> Iterator[Graded]:
     reason = missing_for_setups()
     if reason is not None:
@@ -99,7 +121,8 @@ def graded(request: pytest.FixtureRequest) -> Iterator[Graded]:
         hostile_bytes("tree_planter").replace(b'"/nonexistent"', repr(str(sentinel)).encode())
     )
     hostiles["reference"] = writes((IMPL_ROOT / "corpus" / "dedup.py").read_bytes())
-    hostiles |= {name: shape.make for name, shape in SHAPES.items()} | TEAMS
+    hostiles |= {name: shape.make for name, shape in SHAPES.items() if name not in ONCE}
+    hostiles |= ONCE if request.param in ONCE_CASES else {}
     try:
         batch = grade_with_correct(
             request.param, request, hostiles, temp, options=["--budget", str(BUDGET)], gradescope=True
@@ -183,13 +206,20 @@ def test_a_folder_holding_a_link_fifo_device_or_socket_is_refused_by_name(batch:
     assert found["problems"] == [refusal(batch.base / shape, SHAPES[shape])]
 
 
+@once_a_setup
 def test_a_hard_link_is_graded_and_noted_for_staff(batch: Batch) -> None:
     assert batch.has_full_marks("hard_link")
     assert batch.submission("hard_link")["problems"] == [HARD_LINK_NOTE]
 
 
 @pytest.mark.parametrize("name", [*FULL_MARKS, *ORDINARY])
-def test_a_correct_source_deep_latin_1_loud_or_ordinary_keeps_full_marks(batch: Batch, name: str) -> None:
+def test_a_loud_correct_source_and_ordinary_code_keep_full_marks(batch: Batch, name: str) -> None:
+    assert batch.has_full_marks(name), batch.submission(name)
+
+
+@once_a_setup
+@pytest.mark.parametrize("name", ONCE_FULL_MARKS)
+def test_a_correct_source_nested_deep_or_in_latin_1_keeps_full_marks(batch: Batch, name: str) -> None:
     assert batch.has_full_marks(name), batch.submission(name)
 
 
@@ -217,6 +247,7 @@ def test_a_stage_that_stalls_the_graders_writes_is_stopped_within_its_budget(bat
     assert found["seconds"] <= BUDGET + 1, found["seconds"]
 
 
+@once_a_setup
 def test_two_submissions_that_would_share_a_gradescope_folder_each_keep_their_own(batch: Batch) -> None:
     named = folders([str(batch.base / name) for name in TEAMS])
     scores = {name: batch.gradescope[named[str(batch.base / name)]]["score"] for name in TEAMS}
