@@ -150,6 +150,16 @@ def public_folder(prefix: str) -> Path:
     return folder
 
 
+def own_temp(base: Path) -> str:
+    """A temp folder in ``base`` that every setup's user may write in, for a grader's TMPDIR: what the test user's
+    processes make while they run (multiprocessing's pymp-*) stays out of /tmp, where test_batch_attacks looks for
+    what its own batch left behind while other modules run beside it."""
+    folder = base / "tmp"
+    folder.mkdir()
+    folder.chmod(0o1777)
+    return str(folder)
+
+
 def capeff() -> int:
     status = Path("/proc/self/status").read_text(encoding="ascii")
     return int(next(line.split()[1] for line in status.splitlines() if line.startswith("CapEff:")), 16)

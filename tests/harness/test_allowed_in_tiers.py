@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from machine_setups import CASES, Case, case_id, for_case, hidden_bwrap_path, public_folder
+from machine_setups import CASES, Case, case_id, for_case, hidden_bwrap_path, own_temp, public_folder
 
 pytest.importorskip("numpy", reason="the numpy extra is not installed")
 
@@ -116,6 +116,7 @@ def graded(request: pytest.FixtureRequest) -> Graded:
             (base / name).mkdir(mode=0o755)
             (base / name / "dedup.py").write_text(source, encoding="utf-8")
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": str(base), "LANG": "C.UTF-8"}
+        env["TMPDIR"] = own_temp(base)
         if not case.bubblewrap:
             env["PATH"] = hidden_bwrap_path(base / "bin")
         shutil.chown(base, setup.uid, setup.gid)  # the grader writes its reports here

@@ -41,6 +41,7 @@ from machine_setups import (
     for_case,
     harness_copy,
     hidden_bwrap_path,
+    own_temp,
     pending,
     public_folder,
     setup_for,
@@ -106,6 +107,7 @@ def _grade_in(base: Path, case: Case, setup: Setup, python: Path) -> Graded:
     shutil.copyfile(REFERENCE, base / "reference" / "dedup.py")
     secret = secrets.token_hex(16)
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", "HOME": str(base), "LANG": "C.UTF-8"}
+    env["TMPDIR"] = own_temp(base)
     if not case.bubblewrap:
         env["PATH"] = hidden_bwrap_path(base / "bin")
     listeners = Listeners()
