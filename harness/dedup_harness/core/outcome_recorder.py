@@ -125,6 +125,7 @@ class Recorder:
     check_timeout: float
     cases: dict[str, list[CaseRecord]] = field(default_factory=dict)
     collection_errors: list[str] = field(default_factory=list)
+    exitstatus: int | None = None  # set as the session ends
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item) -> Generator[None, Any, Any]:
@@ -152,8 +153,15 @@ class Recorder:
             self.collection_errors.append(f"{report.nodeid}: {report.longreprtext[-4000:]}")
 
     def pytest_sessionfinish(self, exitstatus: int) -> None:
+        self.exitstatus = int(exitstatus)
+
+    def pytest_unconfigure(self) -> None:
+        """Written after every plugin's session end: in grade, once the worker is stopped and what it wrote removed,
+        so a submission that fills the temp folder's disk as the checks end cannot leave this file empty."""
+        if self.exitstatus is None:
+            return
         data = {
-            "exitstatus": int(exitstatus),
+            "exitstatus": self.exitstatus,
             "collection_errors": self.collection_errors,
             "checks": {name: [asdict(case) for case in cases] for name, cases in self.cases.items()},
         }

@@ -54,6 +54,7 @@ class Minimizer:
     output: Path
     failing: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     differences: dict[str, list[str]] = field(default_factory=dict)  # what each failed check's verdict said
+    written: dict[str, Any] | None = None  # the cases and their matches, once the session has ended
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -89,10 +90,15 @@ class Minimizer:
             # have filled (a full disk there is its verdict, never the diagnosis's harness error).
             with _labelled(impl, SHRINKING), Scratch("behaviour") as own:
                 matches = matched_checks(evidence, Path(own))
-        written = {"cases": {k: c.as_dict() for k, c in cases.items()}, "matches": matches}
-        # ASCII with escapes: a lone surrogate in a document or a stats value the submission returned cannot
-        # stop the file being written (half a file made the whole grade a harness error).
-        self.output.write_text(json.dumps(written), "utf-8")
+        self.written = {"cases": {k: c.as_dict() for k, c in cases.items()}, "matches": matches}
+
+    def pytest_unconfigure(self) -> None:
+        """Written once the worker is stopped (the grading plugin stops it as the session ends, after this plugin
+        shrank its cases): a submission that fills the temp folder's disk cannot leave this file empty."""
+        if self.written is not None:
+            # ASCII with escapes: a lone surrogate in a document or a stats value the submission returned cannot
+            # stop the file being written (half a file made the whole grade a harness error).
+            self.output.write_text(json.dumps(self.written), "utf-8")
 
 
 def minimize_all(
