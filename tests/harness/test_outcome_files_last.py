@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-LAST_AT_SESSION_END = '''
+LAST_AT_SESSION_END = """
 import os, pytest
 
 @pytest.hookimpl(trylast=True)
@@ -22,7 +22,7 @@ def pytest_sessionfinish(session):
     path = session.config.getoption("outcomes_json")
     with open(os.environ["SEEN_AT_END"], "w") as seen:
         seen.write("there" if os.path.exists(path) else "not yet")
-'''
+"""
 
 
 def test_the_outcomes_file_is_written_after_the_last_plugins_session_end(tmp_path: Path) -> None:
