@@ -2,10 +2,10 @@
 
 Loaded with the arguments ``plugin_args`` spells. It keeps the input each check recorded
 (``core.case_log``) when the check fails by an assertion; as the session ends, before the grader's
-worker is shut down, it shrinks every such input within a time budget, asks which mutants behave like
-the submission on them (``behaviour.py``), and writes both to FILE (``{"cases": {check: MinimalCase},
-"matches": {mutant: [check, ...]}}``). Each smaller input is judged by the check's own judge
-(``core/judges``) against the suite's implementation under test.
+worker is shut down, it shrinks every such input within a time budget and asks which mutants behave like
+the submission on them (``behaviour.py``); once the worker is stopped (as pytest unconfigures) it writes
+both to FILE (``{"cases": {check: MinimalCase}, "matches": {mutant: [check, ...]}}``). Each smaller input is
+judged by the check's own judge (``core/judges``) against the suite's implementation under test.
 """
 
 from __future__ import annotations
