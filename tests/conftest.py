@@ -83,11 +83,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 # The file in which the process that made the test user names it (tests/harness/machine_setups.TEST_USER_MADE).
 TEST_USER_MADE = "DEDUP_HARNESS_TEST_USER_MADE"
+NAMES_USER_FILE = pytest.StashKey[bool]()  # this process named that file, and removes the user at the end
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    if not hasattr(config, "workerinput"):  # the run's first process; xdist's workers inherit its environment
-        os.environ.setdefault(TEST_USER_MADE, str(Path(tempfile.gettempdir()) / f"dedup-harness-user-{os.getpid()}"))
+    # The run's first process names the file; xdist's workers inherit it, and so does a pytest run that a test
+    # starts (test_impl_option's, test_hidden_cases'), which must not remove the user from under the run.
+    if not hasattr(config, "workerinput") and TEST_USER_MADE not in os.environ:
+        os.environ[TEST_USER_MADE] = str(Path(tempfile.gettempdir()) / f"dedup-harness-user-{os.getpid()}")
+        config.stash[NAMES_USER_FILE] = True
     root = start(config).root
     config.stash[ROOT_KEY] = root
     # The root goes first on sys.path before any test module imports corpus.doc; the data root
@@ -104,7 +108,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_unconfigure(config: pytest.Config) -> None:
     """The test user, made by whichever process first needed it, is removed once the whole run is over."""
     made = Path(os.environ.get(TEST_USER_MADE, ""))
-    if not hasattr(config, "workerinput") and made.is_file():
+    if config.stash.get(NAMES_USER_FILE, False) and made.is_file():
         subprocess.run(["userdel", made.read_text(encoding="utf-8")], capture_output=True, check=False)
         made.unlink()
 
