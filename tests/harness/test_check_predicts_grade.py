@@ -29,7 +29,7 @@ from dedup_harness.core import scratch_dirs
 from dedup_harness.core.checks import CHECKS
 from dedup_harness.grade.rules import SENTENCES
 from dedup_harness.grade.worker.categories import NETWORK
-from machine_setups import public_folder
+from machine_setups import own_temp, public_folder
 
 SUBMISSIONS = Path(__file__).resolve().parent / "submissions"
 # Correct, buggy, refused, and ordinary code (48 threads, 80 open files, a user name) that the rulebook allows.
@@ -73,8 +73,7 @@ def students_side() -> Iterator[Path]:
         (folder / sample.stem).mkdir(mode=0o777)
         shutil.copyfile(sample, folder / sample.stem / "dedup.py")
         (folder / sample.stem).chmod(0o777)
-    (folder / "tmp").mkdir(mode=0o777)
-    (folder / "tmp").chmod(0o777)
+    own_temp(folder)
     yield folder
     shutil.rmtree(folder, ignore_errors=True)
 
